@@ -1,0 +1,78 @@
+"""The two authentication schemes of the API (CONTRACT 2): a bearer API key, or the
+`__session` cookie with Django's CSRF check on unsafe methods. Every refusal is the same
+401; which check failed is never said."""
+
+from django.conf import settings
+from django.middleware.csrf import CsrfViewMiddleware
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.permissions import BasePermission
+
+from accounts.selectors import api_key_actor, session_actor, session_lookup, session_needs_touch
+from accounts.services import session_touch
+from accounts.tokens import InvalidToken
+from archsvc.api.errors import WWW_AUTHENTICATE
+
+SESSION_COOKIE = "__session"
+
+
+class ApiKeyAuthentication(BaseAuthentication):
+    """`Authorization: Bearer <key>`. When the header is present it alone decides."""
+
+    def authenticate(self, request):
+        header = request.META.get("HTTP_AUTHORIZATION")
+        if header is None:
+            return None
+        if len(header) > settings.MAX_AUTH_HEADER_BYTES:
+            raise exceptions.AuthenticationFailed()
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise exceptions.AuthenticationFailed()
+        try:
+            actor = api_key_actor(token=token.strip())
+        except InvalidToken:
+            raise exceptions.AuthenticationFailed() from None
+        return actor, None
+
+    def authenticate_header(self, request):
+        return WWW_AUTHENTICATE
+
+
+class _CSRFCheck(CsrfViewMiddleware):
+    def _reject(self, request, reason):
+        return reason
+
+
+class SessionCookieAuthentication(BaseAuthentication):
+    """The `__session` cookie of a logged-in member; unsafe methods need `X-CSRFToken`."""
+
+    def authenticate(self, request):
+        token = request.COOKIES.get(SESSION_COOKIE)
+        if token is None:
+            return None
+        try:
+            session = session_lookup(token=token)
+        except InvalidToken:
+            raise exceptions.AuthenticationFailed() from None
+        self._enforce_csrf(request)
+        if session_needs_touch(session=session):
+            request._request.archsvc_session_refresh = session_touch(session=session)
+        return session_actor(session=session), None
+
+    def authenticate_header(self, request):
+        return WWW_AUTHENTICATE
+
+    @staticmethod
+    def _enforce_csrf(request):
+        check = _CSRFCheck(lambda req: None)
+        check.process_request(request)
+        reason = check.process_view(request, None, (), {})
+        if reason:
+            raise exceptions.PermissionDenied(f"CSRF check failed: {reason}")
+
+
+class IsActor(BasePermission):
+    """Every /v1 operation needs an authenticated actor."""
+
+    def has_permission(self, request, view) -> bool:
+        return bool(getattr(request, "user", None) and request.user.is_authenticated)

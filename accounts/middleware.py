@@ -1,0 +1,59 @@
+"""For the HTML pages: `request.actor` is the member behind a valid `__session` cookie (or
+None). For every response: a session whose expiry slid gets its fresh cookie."""
+
+from django.conf import settings
+
+from accounts.selectors import session_actor, session_lookup, session_needs_touch
+from accounts.services import session_touch
+from accounts.tokens import InvalidToken
+
+SESSION_COOKIE = "__session"
+
+
+def set_session_cookie(response, token: str) -> None:
+    response.set_cookie(
+        SESSION_COOKIE, token, max_age=settings.SESSION_IDLE_SECONDS, httponly=True,
+        samesite="Lax", secure=settings.HTTPS, path="/",
+    )
+
+
+def clear_session_cookie(response) -> None:
+    response.delete_cookie(SESSION_COOKIE, path="/", samesite="Lax")
+
+
+def page_session(request):
+    """The live session of a page request (cached on the request), or None."""
+    if not hasattr(request, "_archsvc_page_session"):
+        request._archsvc_page_session = _page_session(request)
+    return request._archsvc_page_session
+
+
+def page_actor(request):
+    """The member of a page request, or None when not logged in."""
+    session = page_session(request)
+    return session_actor(session=session) if session else None
+
+
+def _page_session(request):
+    token = request.COOKIES.get(SESSION_COOKIE)
+    if not token:
+        return None
+    try:
+        session = session_lookup(token=token)
+    except InvalidToken:
+        return None
+    if session_needs_touch(session=session):
+        request.archsvc_session_refresh = session_touch(session=session)
+    return session
+
+
+class SessionTokenMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        refreshed = getattr(request, "archsvc_session_refresh", None)
+        if refreshed and not getattr(request, "archsvc_session_cleared", False):
+            set_session_cookie(response, refreshed)
+        return response

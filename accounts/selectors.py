@@ -1,0 +1,62 @@
+"""Reads for accounts: turning a token into an actor, and a user's memberships."""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import authenticate
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from accounts.actors import Actor, actor_for_api_key, actor_for_membership
+from accounts.models import ApiKey, AuthSession, Membership, User
+from accounts.tokens import InvalidToken, api_key_token_decode, session_token_decode
+
+
+def api_key_actor(*, token: str) -> Actor:
+    """The actor of a bearer key, or InvalidToken: bad signature, wrong kind, expired,
+    revoked, deleted, or of another organization than it claims."""
+    claims = api_key_token_decode(token)
+    try:
+        key = ApiKey.objects.select_related("organization").get(pk=claims["jti"])
+    except (ApiKey.DoesNotExist, ValueError, TypeError) as exc:
+        raise InvalidToken() from exc
+    if str(key.organization_id) != str(claims["org"]) or not key.is_active:
+        raise InvalidToken()
+    return actor_for_api_key(key)
+
+
+def session_lookup(*, token: str) -> AuthSession:
+    """The live session a `__session` cookie names, or InvalidToken: ended, idle past
+    SESSION_IDLE_SECONDS, or its membership removed."""
+    claims = session_token_decode(token)
+    idle_since = timezone.now() - timedelta(seconds=settings.SESSION_IDLE_SECONDS)
+    try:
+        session = AuthSession.objects.select_related(
+            "membership__user", "membership__organization"
+        ).get(pk=claims["sid"], ended_at__isnull=True, last_seen_at__gt=idle_since)
+    except (AuthSession.DoesNotExist, ValueError, TypeError) as exc:
+        raise InvalidToken() from exc
+    membership = session.membership
+    if (str(membership.user_id) != str(claims["sub"])
+            or str(membership.organization_id) != str(claims["org"])
+            or not membership.user.is_active):
+        raise InvalidToken()
+    return session
+
+
+def session_actor(*, session: AuthSession) -> Actor:
+    return actor_for_membership(session.membership)
+
+
+def session_needs_touch(*, session: AuthSession) -> bool:
+    age = (timezone.now() - session.last_seen_at).total_seconds()
+    return age >= settings.SESSION_TOUCH_SECONDS
+
+
+def user_memberships(*, user_id: int) -> QuerySet[Membership]:
+    """A user's memberships, oldest first (the first is where a log-in starts)."""
+    return Membership.objects.filter(user_id=user_id).select_related("organization")
+
+
+def user_authenticate(*, email: str, password: str) -> User | None:
+    return authenticate(username=(email or "").strip().lower(), password=password or "")

@@ -1,0 +1,121 @@
+"""Writes for accounts: sign-up, members, sessions, API keys."""
+
+from datetime import timedelta
+
+from django.contrib.auth.password_validation import validate_password
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.crypto import get_random_string
+from django.utils.text import slugify
+
+from accounts.models import ApiKey, AuthSession, Membership, Organization, User
+from accounts.tokens import api_key_token_encode, session_token_encode
+from archsvc.api.errors import BadRequest, ResourceAlreadyExists
+
+
+def organization_create(*, name: str, slug: str | None = None) -> Organization:
+    """A new organization; its slug comes from the name and is made unique."""
+    base = slugify(slug or name)[:50] or "org"
+    candidate = base
+    while Organization.objects.filter(slug=candidate).exists():
+        candidate = f"{base}-{get_random_string(6, 'abcdefghijklmnopqrstuvwxyz0123456789')}"
+    return Organization.objects.create(slug=candidate, name=name.strip() or candidate)
+
+
+@transaction.atomic
+def user_signup(*, email: str, password: str, organization_name: str) -> Membership:
+    """Sign-up (CONTRACT 2): the user, a new organization, and an admin membership."""
+    email = User.objects.normalize_email(email).strip().lower()
+    if User.objects.filter(email=email).exists():
+        raise ResourceAlreadyExists("An account with this e-mail exists; log in instead.")
+    user = User(email=email)
+    validate_password(password, user)
+    user.set_password(password)
+    user.save()
+    organization = organization_create(name=organization_name)
+    return Membership.objects.create(
+        user=user, organization=organization, role=Membership.ROLE_ADMIN
+    )
+
+
+@transaction.atomic
+def member_create(*, email: str, org_slug: str, role: str = Membership.ROLE_MEMBER,
+                  password: str | None = None) -> Membership:
+    """For operators: make the organization and the user when missing, then the membership
+    (its role is set to `role` when it exists already)."""
+    if role not in dict(Membership.ROLES):
+        raise BadRequest(f"role must be one of: {', '.join(dict(Membership.ROLES))}")
+    organization, _ = Organization.objects.get_or_create(
+        slug=slugify(org_slug) or org_slug, defaults={"name": org_slug}
+    )
+    email = User.objects.normalize_email(email).strip().lower()
+    user = User.objects.filter(email=email).first()
+    if user is None:
+        user = User.objects.create_user(email=email, password=password)
+    elif password:
+        user.set_password(password)
+        user.save(update_fields=["password"])
+    membership, created = Membership.objects.get_or_create(
+        user=user, organization=organization, defaults={"role": role}
+    )
+    if not created and membership.role != role:
+        membership.role = role
+        membership.save(update_fields=["role"])
+    return membership
+
+
+def session_start(*, membership: Membership) -> str:
+    """A new server-side session and the `__session` JWT that names it."""
+    now = timezone.now()
+    session = AuthSession.objects.create(membership=membership, created_at=now, last_seen_at=now)
+    return session_token_encode(user_id=membership.user_id, org_id=membership.organization_id,
+                                session_id=str(session.pk), now=now)
+
+
+def session_touch(*, session: AuthSession) -> str:
+    """Slide the idle expiry: record the activity and issue a fresh cookie token."""
+    now = timezone.now()
+    AuthSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(last_seen_at=now)
+    membership = session.membership
+    return session_token_encode(user_id=membership.user_id, org_id=membership.organization_id,
+                                session_id=str(session.pk), now=now)
+
+
+def session_end(*, session_id: str) -> None:
+    """Log-out: the session row is ended, so its cookie is refused everywhere at once."""
+    AuthSession.objects.filter(pk=session_id, ended_at__isnull=True).update(
+        ended_at=timezone.now()
+    )
+
+
+def api_key_create(*, organization: Organization, name: str, permissions: list[str],
+                   expires_in_days: int | None = None) -> tuple[ApiKey, str]:
+    """A new API key and its JWT, which is shown once and never stored."""
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise BadRequest("The key's name must be 1 to 100 characters.")
+    unknown = sorted(set(permissions) - set(ApiKey.PERMISSIONS))
+    if unknown:
+        raise BadRequest(f"Unknown permission(s): {', '.join(unknown)}")
+    if expires_in_days is not None and expires_in_days <= 0:
+        raise BadRequest("expires-in-days must be positive.")
+    now = timezone.now()
+    expires_at = now + timedelta(days=expires_in_days) if expires_in_days else None
+    try:
+        with transaction.atomic():
+            key = ApiKey.objects.create(
+                organization=organization, name=name, permissions=sorted(set(permissions)),
+                created_at=now, expires_at=expires_at,
+            )
+    except IntegrityError as exc:
+        raise ResourceAlreadyExists("An active API key with this name exists.") from exc
+    token = api_key_token_encode(key_id=str(key.pk), org_id=organization.pk, issued_at=now,
+                                 expires_at=expires_at)
+    return key, token
+
+
+def api_key_revoke(*, organization: Organization, name: str) -> int:
+    """Revoke the organization's active key of that name; its bearer is refused at once."""
+    return ApiKey.objects.filter(
+        organization=organization, name=name, revoked_at__isnull=True
+    ).update(revoked_at=timezone.now())

@@ -1,0 +1,74 @@
+"""The two JWTs of CONTRACT 2. Each kind has its own signing key (derived from
+JWT_SIGNING_KEY), issuer and `typ`, so one can never pass for the other. Decoding always
+names the algorithm and the required claims."""
+
+import hashlib
+import hmac
+from datetime import datetime, timedelta
+
+import jwt
+from django.conf import settings
+
+ALGORITHM = "HS256"
+SESSION_ISSUER = "archsvc/session"
+SESSION_TYP = "session+jwt"
+API_KEY_ISSUER = "archsvc/api-key"
+API_KEY_TYP = "apikey+jwt"
+
+
+class InvalidToken(Exception):
+    """Any reason a token is refused; callers answer 401 without saying which."""
+
+
+def _key(purpose: str) -> bytes:
+    return hmac.new(settings.JWT_SIGNING_KEY.encode(), purpose.encode(), hashlib.sha256).digest()
+
+
+def _decode(token: str, *, purpose: str, issuer: str, typ: str, required: list[str]) -> dict:
+    if not token or len(token) > settings.MAX_AUTH_HEADER_BYTES:
+        raise InvalidToken()
+    try:
+        header = jwt.get_unverified_header(token)
+        if header.get("alg") != ALGORITHM or header.get("typ") != typ:
+            raise InvalidToken()
+        return jwt.decode(
+            token,
+            _key(purpose),
+            algorithms=[ALGORITHM],
+            issuer=issuer,
+            options={"require": required, "verify_signature": True},
+            leeway=0,
+        )
+    except (jwt.PyJWTError, ValueError, TypeError) as exc:
+        raise InvalidToken() from exc
+
+
+def session_token_encode(*, user_id: int, org_id: int, session_id: str, now: datetime) -> str:
+    payload = {
+        "iss": SESSION_ISSUER,
+        "sub": str(user_id),
+        "org": str(org_id),
+        "sid": session_id,
+        "iat": int(now.timestamp()),
+        "exp": int((now + timedelta(seconds=settings.SESSION_IDLE_SECONDS)).timestamp()),
+    }
+    return jwt.encode(payload, _key("session"), algorithm=ALGORITHM, headers={"typ": SESSION_TYP})
+
+
+def session_token_decode(token: str) -> dict:
+    return _decode(token, purpose="session", issuer=SESSION_ISSUER, typ=SESSION_TYP,
+                   required=["iss", "sub", "org", "sid", "iat", "exp"])
+
+
+def api_key_token_encode(*, key_id: str, org_id: int, issued_at: datetime,
+                         expires_at: datetime | None) -> str:
+    payload = {"iss": API_KEY_ISSUER, "jti": key_id, "org": str(org_id),
+               "iat": int(issued_at.timestamp())}
+    if expires_at is not None:
+        payload["exp"] = int(expires_at.timestamp())
+    return jwt.encode(payload, _key("api-key"), algorithm=ALGORITHM, headers={"typ": API_KEY_TYP})
+
+
+def api_key_token_decode(token: str) -> dict:
+    return _decode(token, purpose="api-key", issuer=API_KEY_ISSUER, typ=API_KEY_TYP,
+                   required=["iss", "jti", "org", "iat"])

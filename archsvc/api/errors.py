@@ -1,0 +1,222 @@
+"""The one place where errors become the spec's bodies: ErrorResponse, ValidationError
+(with `violations`) and RateLimitError. Domain code raises the typed exceptions below."""
+
+import logging
+import math
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import DatabaseError, InterfaceError, OperationalError
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions as drf
+from rest_framework.response import Response
+
+logger = logging.getLogger("archsvc.api")
+
+WWW_AUTHENTICATE = 'Bearer realm="archsvc", Cookie realm="archsvc" name="__session"'
+
+
+class ApiError(Exception):
+    """An error with the spec's status and code. Subclasses fix both."""
+
+    status = 400
+    code = "bad_request"
+    message = "Bad request."
+
+    def __init__(self, message: str | None = None, *, details: str | None = None):
+        super().__init__(message or self.message)
+        self.message = message or self.message
+        self.details = details
+
+
+class BadRequest(ApiError):
+    status, code, message = 400, "bad_request", "The request is invalid."
+
+
+class InvalidBillingCycle(ApiError):
+    status, code, message = 400, "invalid_billing_cycle", "billingCycle must be monthly or annual."
+
+
+class Unauthorized(ApiError):
+    status, code, message = 401, "unauthorized", "Authentication required."
+
+
+class PaymentRequired(ApiError):
+    status, code, message = 402, "payment_required", "This needs a paid plan."
+
+
+class ProjectLimitReached(ApiError):
+    status, code, message = 402, "project_limit_reached", "The plan's project limit is reached."
+
+
+class InsufficientAiCredits(ApiError):
+    status, code, message = 402, "insufficient_ai_credits", "No AI credits left."
+
+
+class Forbidden(ApiError):
+    status, code, message = 403, "forbidden", "You are not allowed to do this."
+
+
+class NotFound(ApiError):
+    status, code, message = 404, "not_found", "Not found."
+
+
+class ProjectNotFound(NotFound):
+    code, message = "project_not_found", "Project not found."
+
+
+class ServiceNotFound(NotFound):
+    code, message = "service_not_found", "Service not found."
+
+
+class SubscriptionNotFound(NotFound):
+    code, message = "subscription_not_found", "The organization has no subscription."
+
+
+class CustomerNotFound(NotFound):
+    code, message = "customer_not_found", "The subscription has no billing customer."
+
+
+class PublicShareTokenNotFound(NotFound):
+    code, message = "public_share_token_not_found", "The project has no public share token."
+
+
+class Conflict(ApiError):
+    status, code, message = 409, "conflict", "A concurrent update won; retry the request."
+
+
+class ServiceNameConflict(ApiError):
+    status, code, message = 409, "service_name_conflict", "A service with this name exists."
+
+
+class ResourceAlreadyExists(ApiError):
+    status, code, message = 409, "resource_already_exists", "The resource already exists."
+
+
+class ServiceUnavailable(ApiError):
+    status, code, message = 503, "internal_error", "The service is briefly unavailable; retry."
+
+
+def error_body(status: int, code: str, message: str, details: str | None = None) -> dict:
+    body = {"status": status, "code": code, "message": message}
+    if details:
+        body["details"] = details
+    return body
+
+
+def error_json(status: int, code: str, message: str, **headers: str) -> JsonResponse:
+    """A JSON error outside DRF (unknown paths, Django's 404/500 handlers)."""
+    response = JsonResponse(error_body(status, code, message), status=status)
+    for name, value in headers.items():
+        response[name.replace("_", "-")] = value
+    return response
+
+
+def _violations(detail, path: str = "") -> list[dict]:
+    """Flatten DRF's nested error detail into violations named by JSON path
+    (`name`, `produces[1].name`, `extras.owner-team`)."""
+    if isinstance(detail, dict):
+        out = []
+        for key, value in detail.items():
+            if key in ("non_field_errors", "__all__"):
+                child = path or "body"
+            else:
+                child = f"{path}.{key}" if path else str(key)
+            out.extend(_violations(value, child))
+        return out
+    if isinstance(detail, list):
+        if detail and all(isinstance(item, (str, drf.ErrorDetail)) for item in detail):
+            return [{"field": path or "body", "message": str(item)} for item in detail]
+        out = []
+        for index, item in enumerate(detail):
+            if item:
+                out.extend(_violations(item, f"{path}[{index}]"))
+        return out
+    return [{"field": path or "body", "message": str(detail)}]
+
+
+def _rejected_value(data, field: str):
+    """The value at a violation's JSON path in the request body, when there is one."""
+    current = data
+    for part in field.replace("[", ".[").split("."):
+        if part == "" or part == "body":
+            continue
+        if part.startswith("["):
+            index = int(part[1:-1])
+            if not isinstance(current, list) or index >= len(current):
+                return None
+            current = current[index]
+        else:
+            if not isinstance(current, dict) or part not in current:
+                return None
+            current = current[part]
+    return current
+
+
+def validation_response(detail, data=None, *, code="validation_failed") -> Response:
+    violations = _violations(detail)
+    for violation in violations:
+        if data is not None and violation["field"] != "body":
+            value = _rejected_value(data, violation["field"])
+            if isinstance(value, (str, int, float, bool)) and not (
+                isinstance(value, str) and len(value) > 1000
+            ):
+                violation["rejectedValue"] = value
+    body = {
+        "status": 400,
+        "code": code,
+        "message": "The request body is invalid." if code == "validation_failed"
+        else "The request body is not valid JSON.",
+        "violations": violations,
+    }
+    return Response(body, status=400)
+
+
+def exception_handler(exc, context):
+    """DRF's EXCEPTION_HANDLER: every error that leaves a /v1 view goes through here."""
+    from rest_framework.views import set_rollback  # DRF's views import this module
+
+    request = context.get("request")
+    set_rollback()
+    if isinstance(exc, ApiError):
+        return Response(error_body(exc.status, exc.code, exc.message, exc.details),
+                        status=exc.status,
+                        headers={"WWW-Authenticate": WWW_AUTHENTICATE}
+                        if exc.status == 401 else None)
+    if isinstance(exc, drf.ValidationError):
+        data = getattr(request, "_full_data", None) if request is not None else None
+        return validation_response(exc.detail, data)
+    if isinstance(exc, drf.ParseError):
+        return validation_response({"body": [str(exc.detail)]}, code="bad_request")
+    if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
+        return Response(error_body(401, "unauthorized", "Authentication required."),
+                        status=401, headers={"WWW-Authenticate": WWW_AUTHENTICATE})
+    if isinstance(exc, (drf.PermissionDenied, DjangoPermissionDenied)):
+        message = str(getattr(exc, "detail", "")) or Forbidden.message
+        return Response(error_body(403, "forbidden", message), status=403)
+    if isinstance(exc, (drf.NotFound, Http404)):
+        return Response(error_body(404, "not_found", "Not found."), status=404)
+    if isinstance(exc, drf.MethodNotAllowed):
+        return Response(error_body(405, "bad_request", str(exc.detail)), status=405)
+    if isinstance(exc, drf.UnsupportedMediaType):
+        return validation_response(
+            {"body": ["Send the body as JSON with Content-Type: application/json."]},
+            code="bad_request")
+    if isinstance(exc, drf.Throttled):
+        retry_after = max(1, math.ceil(exc.wait or 1))
+        body = error_body(429, "rate_limited", "Too many requests; retry later.")
+        body["retryAfter"] = retry_after
+        return Response(body, status=429, headers={"Retry-After": str(retry_after)})
+    if isinstance(exc, drf.APIException):
+        status = exc.status_code
+        code = "bad_request" if status < 500 else "internal_error"
+        return Response(error_body(status, code, str(exc.detail)), status=status)
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        logger.exception("database unavailable")
+        return Response(error_body(503, "internal_error",
+                                   "The service is briefly unavailable; retry."),
+                        status=503, headers={"Retry-After": "1"})
+    if isinstance(exc, DatabaseError):
+        logger.exception("database error")
+    else:
+        logger.exception("unhandled error")
+    return Response(error_body(500, "internal_error", "An internal error occurred."), status=500)

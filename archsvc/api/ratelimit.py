@@ -1,0 +1,69 @@
+"""Rate limits (CONTRACT 11), counted by django-ratelimit in the shared cache so that every
+worker agrees. Per actor when authenticated, per client IP otherwise."""
+
+import logging
+
+from django.conf import settings
+from django.http import HttpRequest
+from django_ratelimit.core import get_usage
+from rest_framework.throttling import BaseThrottle
+
+logger = logging.getLogger("archsvc.ratelimit")
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The caller's address: REMOTE_ADDR, or the hop TRUSTED_PROXY_COUNT proxies back in
+    X-Forwarded-For when the app runs behind a load balancer."""
+    hops = settings.TRUSTED_PROXY_COUNT
+    if hops:
+        forwarded = [p.strip() for p in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+        forwarded = [p for p in forwarded if p]
+        if len(forwarded) >= hops:
+            return forwarded[-hops]
+    return request.META.get("REMOTE_ADDR", "") or "unknown"
+
+
+def rate_limit_hit(request: HttpRequest, *, group: str, key: str, rate: str) -> int | None:
+    """Count one request against `rate` for (group, key). Returns None when allowed, or the
+    seconds until the window frees when over the limit. When the cache is unreachable the
+    request is let through (fail open, docs/decisions.md): availability over strictness."""
+    if not settings.RATE_LIMIT_ENABLED:
+        return None
+    try:
+        usage = get_usage(request, group=group, key=lambda _g, _r: key, rate=rate,
+                          increment=True)
+    except Exception:  # noqa: BLE001 - any cache failure means "cannot count"
+        logger.warning("rate limit cache unavailable; request allowed", exc_info=True)
+        return None
+    if usage is None or not usage["should_limit"]:
+        return None
+    return max(1, usage["time_left"])
+
+
+def actor_key(request) -> str:
+    actor = getattr(request, "user", None)
+    if actor is not None and getattr(actor, "is_authenticated", False):
+        return actor.rate_key
+    return f"ip:{client_ip(request)}"
+
+
+class ActorRateThrottle(BaseThrottle):
+    """Every /v1 endpoint: reads (GET) at RATE_LIMIT_READ, writes at RATE_LIMIT_WRITE.
+    A view may set `rate_limit_group = "ai"` for its own budget (RATE_LIMIT_AI)."""
+
+    def allow_request(self, request, view) -> bool:
+        group = getattr(view, "rate_limit_group", None)
+        if group == "ai":
+            rate = settings.RATE_LIMIT_AI
+        elif request.method in SAFE_METHODS:
+            group, rate = "read", settings.RATE_LIMIT_READ
+        else:
+            group, rate = "write", settings.RATE_LIMIT_WRITE
+        self._wait = rate_limit_hit(request, group=f"api-{group}", key=actor_key(request),
+                                    rate=rate)
+        return self._wait is None
+
+    def wait(self):
+        return self._wait

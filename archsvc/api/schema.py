@@ -1,0 +1,144 @@
+"""OpenAPI (drf-spectacular): the error bodies as components, the statuses every operation
+may answer (401, 429, 500), and the two security schemes."""
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema
+from rest_framework import serializers
+
+
+class ErrorResponseSerializer(serializers.Serializer):
+    status = serializers.IntegerField()
+    code = serializers.CharField()
+    message = serializers.CharField()
+    details = serializers.CharField(required=False)
+
+    class Meta:
+        ref_name = "ErrorResponse"
+
+
+class ViolationSerializer(serializers.Serializer):
+    field = serializers.CharField()
+    message = serializers.CharField()
+    rejectedValue = serializers.JSONField(required=False, allow_null=True)  # noqa: N815
+
+    class Meta:
+        ref_name = "Violation"
+
+
+class ValidationErrorSerializer(serializers.Serializer):
+    status = serializers.IntegerField()
+    code = serializers.CharField()
+    message = serializers.CharField()
+    violations = ViolationSerializer(many=True)
+
+    class Meta:
+        ref_name = "ValidationError"
+
+
+class RateLimitErrorSerializer(serializers.Serializer):
+    status = serializers.IntegerField()
+    code = serializers.CharField()
+    message = serializers.CharField()
+    retryAfter = serializers.IntegerField()  # noqa: N815
+
+    class Meta:
+        ref_name = "RateLimitError"
+
+
+class ArchsvcAutoSchema(AutoSchema):
+    """Views list their own error statuses with @extend_schema; this adds nothing per view."""
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+_BASE = {
+    "status": {"type": "integer"},
+    "code": {"type": "string", "enum": [
+        "bad_request", "unauthorized", "payment_required", "forbidden", "not_found", "conflict",
+        "rate_limited", "internal_error", "project_not_found", "project_limit_reached",
+        "service_not_found", "service_name_conflict", "subscription_not_found",
+        "customer_not_found", "insufficient_ai_credits", "invalid_billing_cycle",
+        "validation_failed", "resource_already_exists", "public_share_token_not_found"]},
+    "message": {"type": "string"},
+}
+ERROR_SCHEMAS = {
+    "ErrorResponse": {
+        "type": "object",
+        "properties": {**_BASE, "details": {"type": "string"}},
+        "required": ["status", "code", "message"],
+    },
+    "Violation": {
+        "type": "object",
+        "properties": {"field": {"type": "string"}, "message": {"type": "string"},
+                       "rejectedValue": {"nullable": True}},
+        "required": ["field", "message"],
+    },
+    "ValidationError": {
+        "type": "object",
+        "properties": {**_BASE, "violations": {
+            "type": "array", "items": {"$ref": "#/components/schemas/Violation"}}},
+        "required": ["status", "code", "message", "violations"],
+    },
+    "RateLimitError": {
+        "type": "object",
+        "properties": {**_BASE, "retryAfter": {"type": "integer"}},
+        "required": ["status", "code", "message", "retryAfter"],
+    },
+}
+
+COMMON = {
+    "401": ("Missing, invalid or expired credentials.", "ErrorResponse"),
+    "429": ("Rate limit exceeded; see Retry-After.", "RateLimitError"),
+    "500": ("Internal error.", "ErrorResponse"),
+}
+
+
+def add_common_responses(result, generator, request, public):
+    """Postprocessing hook: every operation may answer 401, 429 and 500 (spec, Endpoints);
+    a body that is not JSON is a 400 with a ValidationError-shaped body."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(ERROR_SCHEMAS)
+    for path_item in result.get("paths", {}).values():
+        for method, operation in path_item.items():
+            if method not in {"get", "post", "put", "delete", "patch"}:
+                continue
+            responses = operation.setdefault("responses", {})
+            for status, (description, component) in COMMON.items():
+                if status not in responses:
+                    entry = {"description": description,
+                             "content": {"application/json": {"schema": _ref(component)}}}
+                    if status == "429":
+                        entry["headers"] = {"Retry-After": {
+                            "schema": {"type": "integer"},
+                            "description": "Seconds until the window frees."}}
+                    if status == "401":
+                        entry["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"}}}
+                    responses[status] = entry
+    return result
+
+
+class ApiKeyScheme(OpenApiAuthenticationExtension):
+    target_class = "accounts.authentication.ApiKeyAuthentication"
+    name = "apiKey"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
+
+
+class SessionScheme(OpenApiAuthenticationExtension):
+    target_class = "accounts.authentication.SessionCookieAuthentication"
+    name = "session"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "cookie", "name": "__session"}
+
+
+def error_responses(*statuses: int) -> dict:
+    """`@extend_schema(responses={200: X, **error_responses(400, 404)})`: 400 is a
+    ValidationError body, any other status an ErrorResponse."""
+    return {
+        status: ValidationErrorSerializer if status == 400 else ErrorResponseSerializer
+        for status in statuses
+    }

@@ -1,0 +1,22 @@
+"""JSON answers for what no /v1 view handles: unknown paths, and Django's 404/500 handlers
+when the path is under /v1."""
+
+from django.shortcuts import render
+
+from archsvc.api.errors import error_json
+
+
+def api_not_found(request, *args, **kwargs):
+    return error_json(404, "not_found", "No such endpoint.")
+
+
+def handler404(request, exception=None):
+    if request.path.startswith("/v1/"):
+        return error_json(404, "not_found", "No such endpoint.")
+    return render(request, "404.html", status=404)
+
+
+def handler500(request):
+    if request.path.startswith("/v1/"):
+        return error_json(500, "internal_error", "An internal error occurred.")
+    return render(request, "500.html", status=500)

@@ -1,0 +1,253 @@
+"""archsvc settings: every value comes from the environment, with defaults that run on one
+machine with no other service (SQLite, an in-process cache). See docs/operations.md."""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value not in (None, "") else default
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+DEBUG = env_bool("DEBUG", False)
+HTTPS = env_bool("HTTPS", False)
+_DEV_SECRET = "dev-insecure-secret-key-change-me-0123456789abcdefghijklmnopqrstuvwxyz"
+SECRET_KEY = os.environ.get("SECRET_KEY") or _DEV_SECRET
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_ratelimit",
+    "accounts",
+    "diagrams",
+    "billing",
+]
+
+MIDDLEWARE = [
+    "archsvc.middleware.RequestIdMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.SessionTokenMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "archsvc.urls"
+WSGI_APPLICATION = "archsvc.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "accounts.context_processors.actor",
+            ],
+        },
+    },
+]
+
+# Database: SQLite in the project folder unless DATABASE_URL names another (postgres://...).
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL and a busy timeout let the threaded dev server write without "database is locked".
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Cache: Redis when REDIS_URL is set (shared by every worker and machine), else in-process.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+CACHE_KEY_PREFIX = os.environ.get("CACHE_KEY_PREFIX", "archsvc")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": CACHE_KEY_PREFIX,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "archsvc",
+            "KEY_PREFIX": CACHE_KEY_PREFIX,
+            "OPTIONS": {"MAX_ENTRIES": 20000},
+        }
+    }
+
+AUTH_USER_MODEL = "accounts.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+     "OPTIONS": {"min_length": 8}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# Security (CONTRACT 14). HTTPS=1 turns on everything that needs TLS.
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_HSTS_SECONDS = 31536000 if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# The __session cookie (CONTRACT 2).
+SESSION_COOKIE_NAME_JWT = "__session"
+SESSION_IDLE_SECONDS = env_int("SESSION_IDLE_SECONDS", 43200)
+# How often activity is written back to the session row (sliding expiry without a write
+# on every request).
+SESSION_TOUCH_SECONDS = env_int("SESSION_TOUCH_SECONDS", 60)
+JWT_SIGNING_KEY = os.environ.get("JWT_SIGNING_KEY") or SECRET_KEY
+MAX_AUTH_HEADER_BYTES = 4096
+
+# Client IP for per-IP rate limits: REMOTE_ADDR, or the given X-Forwarded-For hop when the
+# app runs behind trusted proxies (docs/operations.md).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+
+# Rate limits (CONTRACT 11), counted in the default cache.
+RATE_LIMIT_READ = os.environ.get("RATE_LIMIT_READ", "600/m")
+RATE_LIMIT_WRITE = os.environ.get("RATE_LIMIT_WRITE", "120/m")
+RATE_LIMIT_AI = os.environ.get("RATE_LIMIT_AI", "20/m")
+RATE_LIMIT_PUBLIC = os.environ.get("RATE_LIMIT_PUBLIC", "120/m")
+RATE_LIMIT_LOGIN = os.environ.get("RATE_LIMIT_LOGIN", "10/m")
+RATE_LIMIT_ENABLED = env_bool("RATE_LIMIT_ENABLED", True)
+RATELIMIT_USE_CACHE = "default"
+RATELIMIT_FAIL_OPEN = True
+if not REDIS_URL:
+    # One process with threads: the in-process cache is shared by all of them (CONTRACT 11).
+    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+
+# Plans (CONTRACT 4): each number can be changed through the environment.
+PLANS = {
+    "free": {
+        "max_projects": env_int("PLAN_FREE_MAX_PROJECTS", 3),
+        "ai_credits": env_int("PLAN_FREE_AI_CREDITS", 50),
+    },
+    "team": {
+        "max_projects": env_int("PLAN_TEAM_MAX_PROJECTS", 25),
+        "ai_credits": env_int("PLAN_TEAM_AI_CREDITS", 1000),
+    },
+    "business": {
+        "max_projects": env_int("PLAN_BUSINESS_MAX_PROJECTS", 250),
+        "ai_credits": env_int("PLAN_BUSINESS_AI_CREDITS", 10000),
+    },
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.ApiKeyAuthentication",
+        "accounts.authentication.SessionCookieAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["accounts.authentication.IsActor"],
+    "DEFAULT_THROTTLE_CLASSES": ["archsvc.api.ratelimit.ActorRateThrottle"],
+    "DEFAULT_PARSER_CLASSES": ["archsvc.api.parsers.StrictJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "archsvc.api.negotiation.IgnoreClientNegotiation",
+    "EXCEPTION_HANDLER": "archsvc.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "archsvc.api.schema.ArchsvcAutoSchema",
+    "UNAUTHENTICATED_USER": None,
+    "UNAUTHENTICATED_TOKEN": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "archsvc API",
+    "DESCRIPTION": "Architecture diagrams of microservices: projects, services with full "
+    "history, graph renderings, sharing, billing and the assistant.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "archsvc.api.schema.add_common_responses",
+    ],
+    "ENUM_NAME_OVERRIDES": {},
+}
+
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "archsvc.middleware.RequestIdFilter"}},
+    "formatters": {"json": {"()": "archsvc.logging.JsonFormatter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "filters": ["request_id"],
+        }
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django.server": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,24 @@
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from accounts.views import home_view
+from archsvc.api.views import api_not_found
+
+v1 = [
+    path("", include("billing.api.urls")),
+    path("schema", SpectacularAPIView.as_view(), name="schema"),
+    path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    re_path(r"^.*$", api_not_found),
+]
+
+urlpatterns = [
+    path("v1/", include(v1)),
+    re_path(r"^v1$", api_not_found),
+    path("accounts/", include("accounts.urls")),
+    path("admin/", admin.site.urls),
+    path("", home_view, name="home"),
+]
+
+handler404 = "archsvc.api.views.handler404"
+handler500 = "archsvc.api.views.handler500"
