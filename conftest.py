@@ -13,6 +13,12 @@ from accounts.services import api_key_create, member_create, session_start
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """PBKDF2 at full strength costs ~0.2 s a hash; tests log in hundreds of times."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Rate-limit counters and cached renders do not leak from one test into the next."""
     cache.clear()

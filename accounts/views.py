@@ -1,10 +1,10 @@
 """Sign-up, log-in, log-out and switching organization: plain server-rendered pages that
 set and clear the `__session` cookie."""
 
+from django.conf import settings
 from django.contrib.auth.password_validation import ValidationError as PasswordError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.conf import settings
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 

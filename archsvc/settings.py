@@ -2,6 +2,7 @@
 machine with no other service (SQLite, an in-process cache). See docs/operations.md."""
 
 import os
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -138,6 +139,8 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
+# Without collectstatic (development, tests) files come from the finders; no need to warn.
+warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
 
 # Security (CONTRACT 14). HTTPS=1 turns on everything that needs TLS.
 X_FRAME_OPTIONS = "DENY"

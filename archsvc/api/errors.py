@@ -119,6 +119,8 @@ def _violations(detail, path: str = "") -> list[dict]:
         for key, value in detail.items():
             if key in ("non_field_errors", "__all__"):
                 child = path or "body"
+            elif isinstance(key, int):  # DRF reports list items by index
+                child = f"{path}[{key}]"
             else:
                 child = f"{path}.{key}" if path else str(key)
             out.extend(_violations(value, child))

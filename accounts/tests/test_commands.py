@@ -1,0 +1,80 @@
+"""The operators' commands: create_member, create_api_key, revoke_api_key, seed_demo."""
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from accounts.models import ApiKey, Membership, Organization, User
+
+
+def run(*args) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def test_create_member_makes_org_user_and_membership(db):
+    run("create_member", "ada@example.com", "--org", "acme", "--role", "admin",
+        "--password", "pw-123456")
+    membership = Membership.objects.get(user__email="ada@example.com")
+    assert membership.role == "admin" and membership.organization.slug == "acme"
+    assert membership.user.check_password("pw-123456")
+    run("create_member", "ada@example.com", "--org", "acme", "--role", "member")
+    assert Membership.objects.get().role == "member"
+    assert User.objects.count() == 1 and Organization.objects.count() == 1
+
+
+def test_create_api_key_prints_a_working_key_on_its_last_line(db):
+    run("create_member", "ada@example.com", "--org", "acme")
+    output = run("create_api_key", "--org", "acme", "--name", "deploy",
+                 "--permission", "projects:manage", "--expires-in-days", "30")
+    token = output.strip().splitlines()[-1]
+    key = ApiKey.objects.get(name="deploy")
+    assert key.permissions == ["projects:manage"] and key.expires_at is not None
+    assert Client(HTTP_AUTHORIZATION=f"Bearer {token}").get("/v1/limits").status_code == 200
+
+
+def test_duplicate_key_name_and_unknown_org_are_refused(db):
+    run("create_member", "ada@example.com", "--org", "acme")
+    run("create_api_key", "--org", "acme", "--name", "deploy")
+    with pytest.raises(CommandError, match="exists"):
+        run("create_api_key", "--org", "acme", "--name", "deploy")
+    with pytest.raises(CommandError, match="No organization"):
+        run("create_api_key", "--org", "nope", "--name", "x")
+
+
+def test_revoke_api_key_refuses_the_key_and_frees_the_name(db):
+    run("create_member", "ada@example.com", "--org", "acme")
+    token = run("create_api_key", "--org", "acme", "--name", "deploy").strip().splitlines()[-1]
+    run("revoke_api_key", "--org", "acme", "--name", "deploy")
+    assert Client(HTTP_AUTHORIZATION=f"Bearer {token}").get("/v1/limits").status_code == 401
+    with pytest.raises(CommandError):
+        run("revoke_api_key", "--org", "acme", "--name", "deploy")
+    fresh = run("create_api_key", "--org", "acme", "--name", "deploy").strip().splitlines()[-1]
+    assert Client(HTTP_AUTHORIZATION=f"Bearer {fresh}").get("/v1/limits").status_code == 200
+
+
+def test_seed_demo_is_idempotent_and_the_demo_user_logs_in(db):
+    run("seed_demo")
+    run("seed_demo")
+    assert Organization.objects.filter(slug="demo").count() == 1
+    assert Membership.objects.filter(user__email="demo@example.com", role="admin").count() == 1
+    client = Client()
+    response = client.post("/accounts/login/", {"email": "demo@example.com", "password": "demo"})
+    assert response.status_code == 302 and client.cookies["__session"].value
+
+
+def test_check_deploy_is_clean_with_production_settings():
+    env = {**os.environ, "DEBUG": "0", "HTTPS": "1",
+           "SECRET_KEY": "x" * 20 + "production-secret-with-enough-entropy-1234567890",
+           "ALLOWED_HOSTS": "archsvc.example.com"}
+    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy",
+                             "--fail-level", "WARNING"], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout

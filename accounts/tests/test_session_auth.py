@@ -1,0 +1,191 @@
+"""The `__session` cookie: log-in, sign-up, CSRF on writes, idle expiry, log-out."""
+
+from datetime import timedelta
+
+import jwt
+from django.test import Client
+from django.utils import timezone
+
+from accounts.models import AuthSession, Membership, Organization, User
+from accounts.services import session_start
+
+PASSWORD = "correct-horse-battery"
+
+
+def login(client: Client, email: str, password: str = PASSWORD, **extra):
+    client.get("/accounts/login/")
+    csrf = client.cookies["csrftoken"].value
+    return client.post("/accounts/login/",
+                       {"email": email, "password": password, "csrfmiddlewaretoken": csrf},
+                       **extra)
+
+
+def test_login_sets_httponly_lax_session_cookie_that_authenticates(factory, org):
+    membership = factory.member(org, email="ada@example.com")
+    client = Client(enforce_csrf_checks=True)
+    response = login(client, "ADA@example.com")
+    assert response.status_code == 302
+    cookie = response.cookies["__session"]
+    assert cookie["httponly"] is True
+    assert cookie["samesite"] == "Lax"
+    assert not cookie["secure"]
+    claims = jwt.decode(cookie.value, options={"verify_signature": False})
+    assert {"sub", "org", "sid", "iat", "exp"} <= set(claims)
+    assert claims["org"] == str(org.pk) and claims["sub"] == str(membership.user_id)
+    assert client.get("/v1/limits").status_code == 200
+    assert "ada@example.com" in client.get("/").content.decode()
+
+
+def test_wrong_password_is_refused_without_saying_which_part(factory, org):
+    factory.member(org, email="ada@example.com")
+    client = Client(enforce_csrf_checks=True)
+    response = login(client, "ada@example.com", "wrong-password")
+    assert response.status_code == 400
+    assert "__session" not in response.cookies
+    assert "do not match" in response.content.decode()
+    response = login(client, "nobody@example.com")
+    assert "do not match" in response.content.decode()
+
+
+def test_login_post_without_csrf_is_403(factory, org):
+    factory.member(org, email="ada@example.com")
+    client = Client(enforce_csrf_checks=True)
+    response = client.post("/accounts/login/", {"email": "ada@example.com",
+                                                "password": PASSWORD})
+    assert response.status_code == 403
+
+
+def test_user_in_several_organizations_starts_in_the_oldest(factory):
+    first, second = factory.org("first"), factory.org("second")
+    factory.member(first, email="ada@example.com")
+    factory.member(second, email="ada@example.com", role="admin")
+    client = Client()
+    login(client, "ada@example.com")
+    claims = jwt.decode(client.cookies["__session"].value, options={"verify_signature": False})
+    assert claims["org"] == str(first.pk)
+    client.post("/accounts/switch/", {"organization": "second"})
+    claims = jwt.decode(client.cookies["__session"].value, options={"verify_signature": False})
+    assert claims["org"] == str(second.pk)
+    assert AuthSession.objects.filter(ended_at__isnull=True).count() == 1
+
+
+def test_signup_creates_user_organization_and_admin_membership(db):
+    client = Client()
+    client.get("/accounts/signup/")
+    response = client.post("/accounts/signup/", {
+        "email": "new@example.com", "password": "a-long-password", "organization": "Globex Corp",
+        "csrfmiddlewaretoken": client.cookies["csrftoken"].value})
+    assert response.status_code == 302
+    membership = Membership.objects.get(user__email="new@example.com")
+    assert membership.role == "admin"
+    assert membership.organization.name == "Globex Corp"
+    assert membership.organization.slug == "globex-corp"
+    assert client.get("/v1/limits").status_code == 200
+
+
+def test_signup_with_taken_email_or_short_password_explains(factory, org):
+    factory.member(org, email="ada@example.com")
+    client = Client()
+    response = client.post("/accounts/signup/", {
+        "email": "ada@example.com", "password": "a-long-password", "organization": "X Co"})
+    assert response.status_code == 400
+    assert "exists" in response.content.decode()
+    response = client.post("/accounts/signup/", {
+        "email": "bob@example.com", "password": "short", "organization": "X Co"})
+    assert response.status_code == 400
+    assert "too short" in response.content.decode()
+    assert not User.objects.filter(email="bob@example.com").exists()
+    assert Organization.objects.count() == 1
+
+
+def test_cookie_write_without_csrf_header_is_403(factory, org):
+    client = factory.member_client(factory.member(org))
+    response = client.post("/v1/limits", "{}", content_type="application/json")
+    assert response.status_code == 403
+    assert response.json()["code"] == "forbidden"
+    assert response.json()["status"] == 403
+
+
+def test_cookie_write_with_csrf_header_passes_the_check(factory, org):
+    client = factory.member_client(factory.member(org))
+    client.get("/")  # any page with a form sets the csrftoken cookie
+    token = client.cookies["csrftoken"].value
+    response = client.post("/v1/limits", "{}", content_type="application/json",
+                           HTTP_X_CSRFTOKEN=token)
+    assert response.status_code == 405  # past CSRF: only the method is wrong here
+
+
+def test_api_key_write_needs_no_csrf(api):
+    assert api.post("/v1/limits", "{}", content_type="application/json").status_code == 405
+
+
+def test_idle_session_expires(factory, org, settings):
+    settings.SESSION_IDLE_SECONDS = 600
+    membership = factory.member(org)
+    client = factory.member_client(membership)
+    assert client.get("/v1/limits").status_code == 200
+    AuthSession.objects.update(last_seen_at=timezone.now() - timedelta(seconds=601))
+    response = client.get("/v1/limits")
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"]
+
+
+def test_activity_slides_the_expiry(factory, org, settings):
+    settings.SESSION_IDLE_SECONDS = 600
+    settings.SESSION_TOUCH_SECONDS = 60
+    client = factory.member_client(factory.member(org))
+    AuthSession.objects.update(last_seen_at=timezone.now() - timedelta(seconds=500))
+    response = client.get("/v1/limits")
+    assert response.status_code == 200
+    assert "__session" in response.cookies  # a fresh token with a later exp
+    session = AuthSession.objects.get()
+    assert (timezone.now() - session.last_seen_at).total_seconds() < 5
+    AuthSession.objects.update(last_seen_at=timezone.now() - timedelta(seconds=500))
+    assert client.get("/v1/limits").status_code == 200
+
+
+def test_logout_ends_the_session_everywhere(factory, org):
+    membership = factory.member(org)
+    token = session_start(membership=membership)
+    client = Client()
+    client.cookies["__session"] = token
+    assert client.get("/v1/limits").status_code == 200
+    response = client.post("/accounts/logout/")
+    assert response.status_code == 302
+    assert response.cookies["__session"].value == ""
+    replay = Client()
+    replay.cookies["__session"] = token
+    assert replay.get("/v1/limits").status_code == 401
+
+
+def test_removed_membership_ends_its_sessions(factory, org):
+    membership = factory.member(org)
+    client = factory.member_client(membership)
+    assert client.get("/v1/limits").status_code == 200
+    membership.delete()
+    assert client.get("/v1/limits").status_code == 401
+
+
+def test_expired_jwt_is_401_even_with_live_row(factory, org, settings):
+    membership = factory.member(org)
+    settings.SESSION_IDLE_SECONDS = -10
+    token = session_start(membership=membership)
+    settings.SESSION_IDLE_SECONDS = 43200
+    client = Client()
+    client.cookies["__session"] = token
+    assert client.get("/v1/limits").status_code == 401
+
+
+def test_pages_redirect_to_login_without_session(db):
+    response = Client().get("/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
+
+
+def test_login_redirect_stays_on_this_site(factory, org):
+    factory.member(org, email="ada@example.com")
+    client = Client()
+    client.get("/accounts/login/")
+    response = client.post("/accounts/login/", {
+        "email": "ada@example.com", "password": PASSWORD, "next": "https://evil.example/"})
+    assert response["Location"] == "/"

@@ -1,0 +1,107 @@
+"""Every error is the spec's body: ErrorResponse, ValidationError with violations by JSON
+path, and a bare internal_error for anything unexpected."""
+
+import pytest
+
+
+def test_unknown_v1_path_is_json_404(api):
+    for path in ("/v1/nope", "/v1/projects-x/1/2", "/v1"):
+        response = api.get(path)
+        assert response.status_code == 404
+        assert response["Content-Type"] == "application/json"
+        assert response.json() == {"status": 404, "code": "not_found",
+                                   "message": "No such endpoint."}
+
+
+def test_unknown_v1_path_without_credentials_is_still_json(db):
+    from django.test import Client
+
+    response = Client().get("/v1/unknown/thing")
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
+
+
+def test_unknown_page_is_html_404(db):
+    from django.test import Client
+
+    response = Client().get("/nothing-here/")
+    assert response.status_code == 404
+    assert b"Not found" in response.content
+
+
+def test_wrong_method_is_405_in_the_error_shape(api):
+    response = api.delete("/v1/limits")
+    assert response.status_code == 405
+    assert response.json()["status"] == 405
+    assert set(response.json()) == {"status", "code", "message"}
+
+
+@pytest.mark.urls("archsvc.tests.urls_faulty")
+def test_unexpected_error_is_bare_internal_error(api):
+    api.raise_request_exception = False
+    response = api.get("/v1/_test/broken")
+    assert response.status_code == 500
+    assert response.json() == {"status": 500, "code": "internal_error",
+                               "message": "An internal error occurred."}
+    assert b"hunter2" not in response.content and b"SELECT" not in response.content
+
+
+@pytest.mark.urls("archsvc.tests.urls_faulty")
+def test_malformed_json_is_400_naming_the_body(api):
+    response = api.post("/v1/_test/echo", '{"name": "x",', content_type="application/json")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "bad_request" and body["status"] == 400
+    assert body["violations"][0]["field"] == "body"
+
+
+@pytest.mark.urls("archsvc.tests.urls_faulty")
+@pytest.mark.parametrize("payload", ['[1, 2]', '"text"', "42", "null"])
+def test_body_that_is_not_an_object_is_a_violation(api, payload):
+    response = api.post("/v1/_test/echo", payload, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "validation_failed"
+    assert response.json()["violations"][0]["field"] == "body"
+
+
+@pytest.mark.urls("archsvc.tests.urls_faulty")
+def test_nan_is_not_json(api):
+    response = api.post("/v1/_test/echo", '{"name": NaN}', content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "bad_request"
+
+
+@pytest.mark.urls("archsvc.tests.urls_faulty")
+def test_violations_name_json_paths_and_unknown_properties_at_every_depth(api):
+    response = api.post("/v1/_test/echo", {
+        "name": "far-too-long-name",
+        "surprise": 1,
+        "produces": [{"name": "ok"}, {"name": "too-long", "colour": "red"}],
+        "extras": {"owner-team": "abcdef"},
+    }, content_type="application/json")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "validation_failed"
+    fields = {v["field"]: v for v in body["violations"]}
+    assert set(fields) == {"name", "surprise", "produces[1].name", "produces[1].colour",
+                           "extras.owner-team"}
+    assert fields["name"]["rejectedValue"] == "far-too-long-name"
+    assert fields["surprise"]["message"] == "Unknown property."
+    assert fields["produces[1].colour"]["rejectedValue"] == "red"
+
+
+@pytest.mark.urls("archsvc.tests.urls_faulty")
+def test_json_body_without_content_type_is_read(api):
+    response = api.post("/v1/_test/echo", '{"name": "abc"}',
+                        content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 200
+    assert response.json() == {"name": "abc"}
+
+
+def test_security_headers_on_api_and_pages(api):
+    from django.test import Client
+
+    for response in (api.get("/v1/limits"), Client().get("/accounts/login/")):
+        assert response["X-Frame-Options"] == "DENY"
+        assert response["X-Content-Type-Options"] == "nosniff"
+        assert response["X-Request-Id"]

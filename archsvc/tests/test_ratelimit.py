@@ -1,0 +1,103 @@
+"""Rate limits (CONTRACT 11): per actor, counted in the shared cache, 429 with the
+RateLimitError body and a Retry-After equal to retryAfter."""
+
+import json
+import uuid
+
+import pytest
+from django.test import Client
+
+from archsvc.tests.servers import AppServer
+from conftest import requires_postgres, requires_redis
+
+
+def assert_rate_limited(response):
+    assert response.status_code == 429
+    body = response.json()
+    assert set(body) == {"status", "code", "message", "retryAfter"}
+    assert body["status"] == 429 and body["code"] == "rate_limited"
+    assert 1 <= body["retryAfter"] <= 3600
+    assert response["Retry-After"] == str(body["retryAfter"])
+
+
+def test_reads_over_the_limit_are_429_per_key(factory, org, settings):
+    settings.RATE_LIMIT_READ = "3/h"
+    first, second = factory.key_client(org, "one"), factory.key_client(org, "two")
+    for _ in range(3):
+        assert first.get("/v1/limits").status_code == 200
+    assert_rate_limited(first.get("/v1/limits"))
+    # another key of the same organization has its own budget
+    assert second.get("/v1/limits").status_code == 200
+
+
+def test_writes_have_their_own_budget(factory, org, settings):
+    settings.RATE_LIMIT_READ = "2/h"
+    settings.RATE_LIMIT_WRITE = "1/h"
+    client = factory.key_client(org)
+    assert client.post("/v1/limits").status_code == 405
+    assert_rate_limited(client.post("/v1/limits"))
+    assert client.get("/v1/limits").status_code == 200
+
+
+def test_members_are_counted_per_member(factory, org, settings):
+    settings.RATE_LIMIT_READ = "2/h"
+    ada = factory.member_client(factory.member(org))
+    bob = factory.member_client(factory.member(org))
+    ada.get("/v1/limits")
+    ada.get("/v1/limits")
+    assert_rate_limited(ada.get("/v1/limits"))
+    assert bob.get("/v1/limits").status_code == 200
+
+
+def test_login_posts_are_limited_per_ip(factory, org, settings):
+    settings.RATE_LIMIT_LOGIN = "2/h"
+    factory.member(org, email="ada@example.com")
+    client = Client()
+    for _ in range(2):
+        response = client.post("/accounts/login/", {"email": "ada@example.com",
+                                                     "password": "wrong-one"})
+        assert response.status_code == 400
+    response = client.post("/accounts/login/", {"email": "ada@example.com",
+                                                 "password": "correct-horse-battery"})
+    assert response.status_code == 429
+    assert int(response["Retry-After"]) >= 1
+    assert "__session" not in response.cookies
+    response = client.post("/accounts/signup/", {"email": "x@example.com",
+                                                  "password": "a-long-password",
+                                                  "organization": "X"})
+    assert response.status_code == 429  # log-in and sign-up share one budget per IP
+    other_ip = Client(REMOTE_ADDR="10.9.8.7")
+    assert other_ip.post("/accounts/login/", {"email": "ada@example.com",
+                                              "password": "correct-horse-battery"}
+                         ).status_code == 302
+
+
+def test_rate_limits_can_be_switched_off(factory, org, settings):
+    settings.RATE_LIMIT_READ = "1/h"
+    settings.RATE_LIMIT_ENABLED = False
+    client = factory.key_client(org)
+    for _ in range(3):
+        assert client.get("/v1/limits").status_code == 200
+
+
+@requires_postgres
+@requires_redis
+@pytest.mark.django_db(transaction=True)
+def test_count_holds_across_processes_sharing_redis(factory):
+    org = factory.org("multi")
+    first, second = factory.key(org, "one"), factory.key(org, "two")
+    env = {"RATE_LIMIT_READ": "5/h", "CACHE_KEY_PREFIX": f"test-{uuid.uuid4().hex}"}
+    with AppServer(env=env) as a, AppServer(env=env) as b:
+        servers = [a, b]
+        for i in range(5):
+            status, _, _ = servers[i % 2].request("GET", "/v1/limits", first)
+            assert status == 200
+        for server in servers:
+            status, headers, body = server.request("GET", "/v1/limits", first)
+            assert status == 429
+            payload = json.loads(body)
+            assert payload["code"] == "rate_limited"
+            assert headers["Retry-After"] == str(payload["retryAfter"])
+        # the other key is counted on its own, on both processes
+        assert a.request("GET", "/v1/limits", second)[0] == 200
+        assert b.request("GET", "/v1/limits", second)[0] == 200
