@@ -40,12 +40,12 @@ class Actor:
     def is_admin(self) -> bool:
         return self.type == MEMBER and self.role == Membership.ROLE_ADMIN
 
-    def is_creator(self, created_by: str, created_by_type: str) -> bool:
-        return created_by_type == self.type and created_by == self.name
+    def is_creator(self, created_by_ref: str) -> bool:
+        return created_by_ref == self.ref
 
-    def can_manage_project(self, *, created_by: str, created_by_type: str) -> bool:
+    def can_manage_project(self, *, created_by_ref: str) -> bool:
         """Update, delete, share-token create and delete (CONTRACT 3)."""
-        if self.is_admin or self.is_creator(created_by, created_by_type):
+        if self.is_admin or self.is_creator(created_by_ref):
             return True
         return self.type == API_KEY and ApiKey.PERMISSION_PROJECTS_MANAGE in self.permissions
 

@@ -181,9 +181,12 @@ RATE_LIMIT_LOGIN = os.environ.get("RATE_LIMIT_LOGIN", "10/m")
 RATE_LIMIT_ENABLED = env_bool("RATE_LIMIT_ENABLED", True)
 RATELIMIT_USE_CACHE = "default"
 RATELIMIT_FAIL_OPEN = True
+# Django's own RedisCache is shared and increments atomically; django-ratelimit only lists
+# third-party Redis backends as supported.
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
 if not REDIS_URL:
     # One process with threads: the in-process cache is shared by all of them (CONTRACT 11).
-    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+    SILENCED_SYSTEM_CHECKS.append("django_ratelimit.E003")
 
 # Plans (CONTRACT 4): each number can be changed through the environment.
 PLANS = {
@@ -233,7 +236,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "archsvc.api.schema.add_common_responses",
     ],
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {"ActorType": "diagrams.models.projects.ACTOR_TYPES"},
 }
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")

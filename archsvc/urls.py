@@ -7,6 +7,7 @@ from archsvc.api.views import api_not_found
 
 v1 = [
     path("", include("billing.api.urls")),
+    path("", include("diagrams.api.urls")),
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     re_path(r"^.*$", api_not_found),

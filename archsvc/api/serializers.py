@@ -20,3 +20,25 @@ class StrictSerializer(serializers.Serializer):
         if errors:
             raise serializers.ValidationError(errors)
         return value
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string and nothing else (DRF would turn 12 into "12")."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        if "\x00" in data:
+            raise serializers.ValidationError("Text may not contain NUL characters.")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false only (DRF would accept "yes", "1", 1)."""
+
+    default_error_messages = {"invalid": "Must be true or false."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data

@@ -1,0 +1,18 @@
+"""Reading a request body into validated data with a strict serializer."""
+
+from rest_framework import serializers
+
+
+
+def read_body(request, serializer_class, *, required: bool = True) -> dict:
+    """The validated body. A required body that is missing is a violation on `body`;
+    an optional one may be absent (an empty object)."""
+    if not request.body.strip():
+        if required:
+            raise serializers.ValidationError({"body": ["A JSON object is required."]})
+        data = {}
+    else:
+        data = request.data
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data

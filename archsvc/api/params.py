@@ -1,0 +1,69 @@
+"""Query parameters: parsed strictly, and a bad one is 400 `bad_request` naming it."""
+
+from datetime import datetime, timezone
+
+from django.utils.dateparse import parse_datetime
+
+from archsvc.api.errors import BadRequest
+
+
+def query_int(request, name: str, *, default: int, minimum: int, maximum: int | None = None
+              ) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise BadRequest(f"Query parameter '{name}' must be an integer.") from None
+    if value < minimum or (maximum is not None and value > maximum):
+        bounds = f"between {minimum} and {maximum}" if maximum is not None else f">= {minimum}"
+        raise BadRequest(f"Query parameter '{name}' must be {bounds}.")
+    return value
+
+
+def query_bool(request, name: str) -> bool | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    value = raw.strip().lower()
+    if value in ("true", "1"):
+        return True
+    if value in ("false", "0"):
+        return False
+    raise BadRequest(f"Query parameter '{name}' must be true or false.")
+
+
+def query_text(request, name: str, *, max_length: int = 200) -> str | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    if len(raw) > max_length or "\x00" in raw:
+        raise BadRequest(f"Query parameter '{name}' is too long or not text.")
+    return raw
+
+
+def query_at(request) -> datetime | None:
+    """`at`: any ISO 8601 date-time; no offset means UTC (CONTRACT 7)."""
+    raw = request.query_params.get("at")
+    if raw is None:
+        return None
+    try:
+        value = parse_datetime(raw.strip().replace(" ", "+", 1) if "T" in raw else raw.strip())
+    except ValueError:
+        value = None
+    if value is None:
+        raise BadRequest("Query parameter 'at' must be an ISO 8601 date-time.")
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except (OverflowError, ValueError):
+        raise BadRequest("Query parameter 'at' is out of range.") from None
+
+
+def iso(value: datetime | None) -> str | None:
+    """Every date-time in a response: UTC, microseconds, `Z` (CONTRACT 7)."""
+    if value is None:
+        return None
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

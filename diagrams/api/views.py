@@ -1,0 +1,116 @@
+"""The /v1 projects and pinned-projects endpoints: parse, call one service or selector,
+serialize."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from archsvc.api.body import read_body
+from archsvc.api.pagination import page_envelope
+from archsvc.api.params import query_bool, query_int, query_text
+from archsvc.api.schema import error_responses
+from diagrams import selectors, services
+from diagrams.api.serializers import (
+    PinnedProjectSerializer,
+    ProjectCreateSerializer,
+    ProjectDuplicateSerializer,
+    ProjectPageSerializer,
+    ProjectSerializer,
+    ProjectUpdateSerializer,
+    pin_json,
+    project_json,
+)
+
+PROJECT_ID = OpenApiParameter("projectId", OpenApiTypes.STR, OpenApiParameter.PATH,
+                              pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$")
+
+
+class ProjectListView(APIView):
+    @extend_schema(
+        operation_id="listProjects", tags=["projects"],
+        parameters=[
+            OpenApiParameter("page", int, description="0-based page", default=0),
+            OpenApiParameter("size", int, description="1 to 100", default=20),
+            OpenApiParameter("pinned", bool), OpenApiParameter("archived", bool),
+            OpenApiParameter("createdBy", str, description="member e-mail or API key name"),
+            OpenApiParameter("query", str, description="part of the name, any case"),
+        ],
+        responses={200: ProjectPageSerializer, **error_responses(400)},
+    )
+    def get(self, request):
+        page = query_int(request, "page", default=0, minimum=0, maximum=10_000_000)
+        size = query_int(request, "size", default=20, minimum=1, maximum=100)
+        projects, total = selectors.project_list(
+            actor=request.user, page=page, size=size,
+            pinned=query_bool(request, "pinned"), archived=query_bool(request, "archived"),
+            created_by=query_text(request, "createdBy", max_length=254),
+            query=query_text(request, "query"),
+        )
+        data = [project_json(p, actor=request.user) for p in projects]
+        return Response(page_envelope(data=data, page=page, size=size, total=total))
+
+    @extend_schema(operation_id="createProject", tags=["projects"],
+                   request=ProjectCreateSerializer,
+                   responses={200: ProjectSerializer, **error_responses(400, 402)})
+    def post(self, request):
+        body = read_body(request, ProjectCreateSerializer, required=False)
+        project = services.project_create(actor=request.user, **body)
+        return Response(project_json(project, actor=request.user))
+
+
+class ProjectDetailView(APIView):
+    @extend_schema(operation_id="getProject", tags=["projects"], parameters=[PROJECT_ID],
+                   responses={200: ProjectSerializer, **error_responses(404)})
+    def get(self, request, project_id):
+        project = selectors.project_get(actor=request.user, project_id=project_id)
+        return Response(project_json(project, actor=request.user))
+
+    @extend_schema(operation_id="updateProject", tags=["projects"], parameters=[PROJECT_ID],
+                   request=ProjectUpdateSerializer,
+                   responses={200: ProjectSerializer, **error_responses(400, 403, 404)})
+    def put(self, request, project_id):
+        selectors.project_get(actor=request.user, project_id=project_id)  # 404 before 400
+        body = read_body(request, ProjectUpdateSerializer)
+        project = services.project_update(actor=request.user, project_id=project_id, **body)
+        return Response(project_json(project, actor=request.user))
+
+    @extend_schema(operation_id="deleteProject", tags=["projects"], parameters=[PROJECT_ID],
+                   responses={204: None, **error_responses(403, 404)})
+    def delete(self, request, project_id):
+        services.project_delete(actor=request.user, project_id=project_id)
+        return Response(status=204)
+
+
+class ProjectDuplicateView(APIView):
+    @extend_schema(operation_id="duplicateProject", tags=["projects"], parameters=[PROJECT_ID],
+                   request=ProjectDuplicateSerializer,
+                   responses={200: ProjectSerializer, **error_responses(400, 402, 404)})
+    def post(self, request, project_id):
+        selectors.project_get(actor=request.user, project_id=project_id)
+        body = read_body(request, ProjectDuplicateSerializer, required=False)
+        project = services.project_duplicate(actor=request.user, project_id=project_id,
+                                             **body)
+        return Response(project_json(project, actor=request.user))
+
+
+class PinListView(APIView):
+    @extend_schema(operation_id="listPinnedProjects", tags=["pinned"],
+                   responses={200: PinnedProjectSerializer(many=True)})
+    def get(self, request):
+        return Response([pin_json(pin) for pin in selectors.pin_list(actor=request.user)])
+
+    @extend_schema(operation_id="pinProject", tags=["pinned"], request=PinnedProjectSerializer,
+                   responses={200: PinnedProjectSerializer, **error_responses(400, 404)})
+    def post(self, request):
+        body = read_body(request, PinnedProjectSerializer)
+        pin = services.pin_create(actor=request.user, project_id=body["projectId"])
+        return Response(pin_json(pin))
+
+
+class PinDetailView(APIView):
+    @extend_schema(operation_id="unpinProject", tags=["pinned"], parameters=[PROJECT_ID],
+                   responses={204: None, **error_responses(404)})
+    def delete(self, request, project_id):
+        services.pin_delete(actor=request.user, project_id=project_id)
+        return Response(status=204)

@@ -1,0 +1,3 @@
+from diagrams.models.projects import Pin, Project
+
+__all__ = ["Pin", "Project"]

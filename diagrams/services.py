@@ -1,0 +1,114 @@
+"""Writes for diagrams: projects and pins. Each write names its actor explicitly."""
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.actors import Actor
+from accounts.models import Organization
+from archsvc.api.errors import Forbidden, NotFound, ProjectLimitReached, ProjectNotFound
+from billing.selectors import organization_plan, plan_limits
+from diagrams.models import Pin, Project
+from diagrams.selectors import project_get
+from diagrams.slugs import is_project_id, project_id_new
+
+
+def _reserve_project_slot(*, organization_id: int) -> None:
+    """Lock the organization row and check the plan's project limit. Concurrent creates
+    queue on the lock, so exactly `maxProjects` of them can succeed (CONTRACT 14)."""
+    organization = Organization.objects.select_for_update().get(pk=organization_id)
+    limit = plan_limits(plan=organization_plan(organization=organization))["max_projects"]
+    if Project.objects.filter(organization_id=organization_id).count() >= limit:
+        raise ProjectLimitReached(
+            f"The {organization_plan(organization=organization)} plan allows {limit} projects."
+        )
+
+
+def _new_project(*, actor: Actor, name: str, description: str) -> Project:
+    now = timezone.now()
+    for _ in range(5):
+        project_id = project_id_new(name)
+        if not Project.objects.filter(pk=project_id).exists():
+            break
+    project = Project.objects.create(
+        id=project_id, organization_id=actor.organization_id, name=name,
+        description=description, created_by=actor.name, created_by_type=actor.type,
+        created_by_ref=actor.ref, updated_by=actor.name, updated_by_type=actor.type,
+        created_at=now, updated_at=now,
+    )
+    project.is_pinned = False
+    return project
+
+
+@transaction.atomic
+def project_create(*, actor: Actor, name: str, description: str) -> Project:
+    """A new project of the actor's organization, within the plan's limit."""
+    _reserve_project_slot(organization_id=actor.organization_id)
+    return _new_project(actor=actor, name=name, description=description)
+
+
+def _project_for_write(*, actor: Actor, project_id: str) -> Project:
+    """The project locked for this transaction; 404 before 403 (CONTRACT 15)."""
+    if not is_project_id(project_id):
+        raise ProjectNotFound()
+    project = (Project.objects.select_for_update()
+               .filter(pk=project_id, organization_id=actor.organization_id).first())
+    if project is None:
+        raise ProjectNotFound()
+    if not actor.can_manage_project(created_by_ref=project.created_by_ref):
+        raise Forbidden("Only an admin, the project's creator or a key with "
+                        "projects:manage can change this project.")
+    return project
+
+
+def project_update(*, actor: Actor, project_id: str, name: str | None = None,
+                   description: str | None = None, archived: bool | None = None) -> Project:
+    """Partial update; `updatedAt`/`updatedBy` move only when something changed."""
+    with transaction.atomic():
+        project = _project_for_write(actor=actor, project_id=project_id)
+        changes = {field: value for field, value in
+                   (("name", name), ("description", description), ("archived", archived))
+                   if value is not None and getattr(project, field) != value}
+        if changes:
+            for field, value in changes.items():
+                setattr(project, field, value)
+            project.updated_at = timezone.now()
+            project.updated_by, project.updated_by_type = actor.name, actor.type
+            project.save(update_fields=[*changes, "updated_at", "updated_by",
+                                        "updated_by_type"])
+    return project_get(actor=actor, project_id=project_id)
+
+
+@transaction.atomic
+def project_delete(*, actor: Actor, project_id: str) -> None:
+    """Irreversible: the project and everything in it, its pins and its share token."""
+    project = _project_for_write(actor=actor, project_id=project_id)
+    project.delete()
+
+
+@transaction.atomic
+def project_duplicate(*, actor: Actor, project_id: str, name: str | None = None) -> Project:
+    """A copy made by the actor now: not archived, not pinned, no share token."""
+    source = project_get(actor=actor, project_id=project_id)
+    _reserve_project_slot(organization_id=actor.organization_id)
+    return _new_project(actor=actor, name=name or source.name, description=source.description)
+
+
+def pin_create(*, actor: Actor, project_id: str) -> Pin:
+    """Pin for the actor; pinning again keeps the first `pinnedAt`."""
+    project = project_get(actor=actor, project_id=project_id)
+    pin = Pin.objects.filter(project=project, actor_ref=actor.ref).first()
+    if pin is not None:
+        return pin
+    try:
+        with transaction.atomic():
+            return Pin.objects.create(project=project, actor_ref=actor.ref)
+    except IntegrityError:  # a concurrent pin of the same project won
+        return Pin.objects.get(project=project, actor_ref=actor.ref)
+
+
+def pin_delete(*, actor: Actor, project_id: str) -> None:
+    project = project_get(actor=actor, project_id=project_id)
+    deleted, _ = Pin.objects.filter(project=project, actor_ref=actor.ref).delete()
+    if not deleted:
+        raise NotFound("The project is not pinned.")
+

@@ -1,0 +1,39 @@
+"""Identifiers of CONTRACT 6: project ids, service slugs, entity slugs."""
+
+import hashlib
+import re
+import unicodedata
+
+from django.utils.crypto import get_random_string
+from django.utils.text import slugify
+
+PROJECT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*[a-z0-9]$")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_SUFFIX_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _ascii_slug(name: str) -> str:
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    return _NON_ALNUM.sub("-", text.lower()).strip("-")
+
+
+def project_id_new(name: str) -> str:
+    """`<slug of the name>-<8 random [a-z0-9]>`, at most 60 characters in all."""
+    base = _ascii_slug(name)[:51].strip("-") or "project"
+    return f"{base}-{get_random_string(8, _SUFFIX_CHARS)}"
+
+
+def is_project_id(value: str) -> bool:
+    return 8 <= len(value) <= 60 and bool(PROJECT_ID_RE.match(value))
+
+
+def service_slug(name: str) -> str:
+    """Django's slugify of the name; `service-<sha1[:8]>` when that is empty."""
+    return slugify(name) or f"service-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
+
+
+def entity_slug(name: str) -> str:
+    """Topics, categories, owners, flows: lower-case, runs outside [a-z0-9] become one
+    hyphen, trimmed; the first 8 hex of the name's SHA-1 when nothing is left."""
+    return _NON_ALNUM.sub("-", name.lower()).strip("-") or \
+        hashlib.sha1(name.encode()).hexdigest()[:8]
