@@ -1,11 +1,17 @@
-"""Reads for diagrams: projects and pins (services and history join them later)."""
+"""Reads for diagrams: projects, pins, services at any time, history and entities."""
 
-from django.db.models import Exists, OuterRef, QuerySet
+import uuid
+from datetime import datetime
+
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
+from django.utils import timezone
 
 from accounts.actors import Actor
 from accounts.models import Organization
-from archsvc.api.errors import ProjectNotFound
-from diagrams.models import Pin, Project
+from archsvc.api.errors import BadRequest, NotFound, ProjectNotFound, ServiceNotFound
+from diagrams.entities import ServiceState, project_entities
+from diagrams.history import snapshot_changes
+from diagrams.models import Pin, Project, Service, ServiceSnapshot
 from diagrams.slugs import is_project_id
 
 
@@ -58,3 +64,102 @@ def pin_list(*, actor: Actor) -> list[Pin]:
         Pin.objects.filter(actor_ref=actor.ref, project__organization_id=actor.organization_id)
         .order_by("-pinned_at", "-id")
     )
+
+
+# --- Services at any time -------------------------------------------------------------------
+
+
+def _is_current(at: datetime | None) -> bool:
+    return at is None or at >= timezone.now()
+
+
+def services_at(*, project: Project, at: datetime | None = None) -> list[ServiceSnapshot]:
+    """The live services of the project as of `at` (now when None), one snapshot each,
+    ordered by slug. One query either way: the current state reads the live-slug partial
+    index; a past state picks, per service, the last snapshot begun by `at` through the
+    (service, valid_from) index, never scanning the whole history."""
+    if _is_current(at):
+        snapshots = ServiceSnapshot.objects.filter(project=project, valid_until__isnull=True,
+                                                   deleted=False)
+    else:
+        latest = (ServiceSnapshot.objects.filter(service=OuterRef("pk"), valid_from__lte=at)
+                  .order_by("-valid_from").values("pk")[:1])
+        ids = Service.objects.filter(project=project).annotate(snap=Subquery(latest)) \
+            .values("snap")
+        snapshots = ServiceSnapshot.objects.filter(pk__in=ids, deleted=False)
+    return list(snapshots.select_related("service").order_by("slug"))
+
+
+def service_at(*, project: Project, slug: str, at: datetime | None = None) -> ServiceSnapshot:
+    """The service that had this slug at `at` (slugs resolve as of `at`), or 404."""
+    snapshots = ServiceSnapshot.objects.filter(project=project, slug=slug, deleted=False)
+    if _is_current(at):
+        snapshots = snapshots.filter(valid_until__isnull=True)
+    else:
+        snapshots = snapshots.filter(Q(valid_until__isnull=True) | Q(valid_until__gt=at),
+                                     valid_from__lte=at)
+    snapshot = snapshots.select_related("service").first()
+    if snapshot is None:
+        raise ServiceNotFound()
+    return snapshot
+
+
+def service_state(snapshot: ServiceSnapshot) -> ServiceState:
+    return ServiceState(
+        slug=snapshot.slug, name=snapshot.name, description=snapshot.description,
+        category=snapshot.category, owner=snapshot.owner, flows=tuple(snapshot.flows or ()),
+        consumes=tuple(snapshot.consumes or ()), produces=tuple(snapshot.produces or ()),
+        extras=dict(snapshot.extras or {}), updated_at=snapshot.valid_from,
+    )
+
+
+def project_state(*, project: Project, at: datetime | None = None) -> list[ServiceState]:
+    """The project's services as plain data, for entities, graphs and the assistant."""
+    return [service_state(s) for s in services_at(project=project, at=at)]
+
+
+def project_entities_at(*, project: Project, at: datetime | None = None) -> dict:
+    return project_entities(project_state(project=project, at=at))
+
+
+def history_page(*, project: Project, page: int, size: int) -> tuple[list[ServiceSnapshot], int]:
+    """The project's snapshots as events, newest first, and their total."""
+    snapshots = ServiceSnapshot.objects.filter(project=project)
+    total = snapshots.count()
+    offset = page * size
+    items = list(snapshots.order_by("-valid_from", "-version", "-id")[offset:offset + size]) \
+        if offset < total else []
+    return items, total
+
+
+def snapshot_diff(*, project: Project, snapshot_id: str) -> dict:
+    """ServiceSnapshotDiff: a snapshot against the one before it of the same service."""
+    try:
+        snapshot_uuid = uuid.UUID(str(snapshot_id))
+    except ValueError:
+        raise BadRequest("snapshotId must be a UUID.") from None
+    snapshot = ServiceSnapshot.objects.filter(project=project, pk=snapshot_uuid).first()
+    if snapshot is None:
+        raise NotFound("Snapshot not found.")
+    previous = None
+    if snapshot.version > 1:
+        previous = ServiceSnapshot.objects.filter(service_id=snapshot.service_id,
+                                                  version=snapshot.version - 1).first()
+    before = snapshot_fields(previous) if previous else None
+    after = None if snapshot.deleted else snapshot_fields(snapshot)
+    return {
+        "snapshotId": str(snapshot.pk),
+        "previousSnapshotId": str(previous.pk) if previous else None,
+        "serviceSlug": snapshot.slug,
+        "action": snapshot.action,
+        "changes": snapshot_changes(before, after),
+    }
+
+
+def snapshot_fields(snapshot: ServiceSnapshot) -> dict:
+    """The request fields of a snapshot, as stored (nulls included)."""
+    return {
+        "name": snapshot.name, "description": snapshot.description,
+        "category": snapshot.category, "owner": snapshot.owner, "flows": snapshot.flows,
+        "consumes": snapshot.consumes, "produces": snapshot.produces, "extras": snapshot.extras,
+    }

@@ -9,6 +9,7 @@ from archsvc.api.errors import Forbidden, NotFound, ProjectLimitReached, Project
 from billing.selectors import organization_plan, plan_limits
 from diagrams.models import Pin, Project
 from diagrams.selectors import project_get
+from diagrams.service_writes import services_copy
 from diagrams.slugs import is_project_id, project_id_new
 
 
@@ -90,7 +91,9 @@ def project_duplicate(*, actor: Actor, project_id: str, name: str | None = None)
     """A copy made by the actor now: not archived, not pinned, no share token."""
     source = project_get(actor=actor, project_id=project_id)
     _reserve_project_slot(organization_id=actor.organization_id)
-    return _new_project(actor=actor, name=name or source.name, description=source.description)
+    copy = _new_project(actor=actor, name=name or source.name, description=source.description)
+    services_copy(source=source, target=copy, actor=actor, at=copy.created_at)
+    return copy
 
 
 def pin_create(*, actor: Actor, project_id: str) -> Pin:

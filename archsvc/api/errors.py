@@ -5,6 +5,7 @@ import logging
 import math
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import SuspiciousOperation
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf
@@ -195,6 +196,9 @@ def exception_handler(exc, context):
     if isinstance(exc, (drf.PermissionDenied, DjangoPermissionDenied)):
         message = str(getattr(exc, "detail", "")) or Forbidden.message
         return Response(error_body(403, "forbidden", message), status=403)
+    if isinstance(exc, SuspiciousOperation):  # e.g. a body over DATA_UPLOAD_MAX_MEMORY_SIZE
+        return Response(error_body(400, "bad_request", "The request is too large or malformed."),
+                        status=400)
     if isinstance(exc, (drf.NotFound, Http404)):
         return Response(error_body(404, "not_found", "Not found."), status=404)
     if isinstance(exc, drf.MethodNotAllowed):

@@ -83,3 +83,168 @@ def project_json(project: Project, *, actor) -> dict:
 
 def pin_json(pin: Pin) -> dict:
     return {"projectId": pin.project_id, "pinnedAt": iso(pin.pinned_at)}
+
+
+# --- Services -------------------------------------------------------------------------------
+
+
+class ExtrasField(serializers.DictField):
+    """object string to string: at most 20 pairs, keys 1 to 100, values at most 500."""
+
+    child = StrictCharField(max_length=500, allow_blank=True, trim_whitespace=False)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            self.fail("not_a_dict", input_type=type(data).__name__)
+        errors = {}
+        if len(data) > 20:
+            raise serializers.ValidationError("At most 20 extras.")
+        for key in data:
+            if not key or len(key) > 100:
+                errors[key] = ["Keys must be 1 to 100 characters."]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
+
+
+def _flow_list(**kwargs):
+    return serializers.ListField(child=StrictCharField(min_length=1, max_length=100),
+                                 allow_null=True, **kwargs)
+
+
+class MessagingTopicSerializer(StrictSerializer):
+    name = StrictCharField(min_length=1, max_length=255)
+    category = StrictCharField(min_length=1, max_length=60, allow_null=True, required=False)
+    owner = StrictCharField(min_length=1, max_length=60, allow_null=True, required=False)
+    flows = _flow_list(required=False)
+    extras = ExtrasField(required=False)
+
+
+def _topics(**kwargs):
+    return MessagingTopicSerializer(many=True, **kwargs)
+
+
+class ServiceWriteSerializer(StrictSerializer):
+    """ServiceCreate (name required) and, with partial=True, ServiceUpdate."""
+
+    name = StrictCharField(min_length=1, max_length=60)
+    description = StrictCharField(max_length=200, allow_null=True, allow_blank=True,
+                                  trim_whitespace=False, required=False)
+    category = StrictCharField(min_length=1, max_length=60, allow_null=True, required=False)
+    owner = StrictCharField(min_length=1, max_length=60, allow_null=True, required=False)
+    flows = _flow_list(required=False)
+    consumes = _topics(required=False)
+    produces = _topics(required=False)
+    extras = ExtrasField(allow_null=True, required=False)
+
+    def validate(self, attrs):
+        errors = {}
+        for direction in ("consumes", "produces"):
+            seen: set[str] = set()
+            for index, topic in enumerate(attrs.get(direction) or []):
+                if topic["name"] in seen:
+                    errors.setdefault(direction, {})[index] = {
+                        "name": ["The same topic is listed twice."]}
+                seen.add(topic["name"])
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class ServiceCreateSerializer(ServiceWriteSerializer):
+    pass
+
+
+class ServiceUpdateSerializer(ServiceWriteSerializer):
+    def __init__(self, *args, **kwargs):
+        kwargs["partial"] = True
+        super().__init__(*args, **kwargs)
+
+
+class ServiceSerializer(serializers.Serializer):
+    """Service (ServiceGet), for the schema."""
+
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField(required=False)
+    category = serializers.CharField(required=False)
+    owner = serializers.CharField(required=False)
+    flows = serializers.ListField(child=serializers.CharField())
+    consumes = MessagingTopicSerializer(many=True)
+    produces = MessagingTopicSerializer(many=True)
+    extras = serializers.DictField(child=serializers.CharField())
+    createdBy = serializers.CharField()  # noqa: N815
+    createdByType = serializers.ChoiceField(choices=["MEMBER", "API_KEY"])  # noqa: N815
+    createdAt = serializers.DateTimeField()  # noqa: N815
+    updatedBy = serializers.CharField()  # noqa: N815
+    updatedByType = serializers.ChoiceField(choices=["MEMBER", "API_KEY"])  # noqa: N815
+    updatedAt = serializers.DateTimeField()  # noqa: N815
+    validFrom = serializers.DateTimeField()  # noqa: N815
+    validUntil = serializers.DateTimeField(allow_null=True)  # noqa: N815
+
+
+class ServiceRawSerializer(serializers.Serializer):
+    snapshotId = serializers.UUIDField()  # noqa: N815
+    serviceId = serializers.UUIDField()  # noqa: N815
+    projectId = serializers.CharField()  # noqa: N815
+    version = serializers.IntegerField()
+    deleted = serializers.BooleanField()
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField(allow_null=True)
+    category = serializers.CharField(allow_null=True)
+    owner = serializers.CharField(allow_null=True)
+    flows = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    consumes = serializers.ListField(child=serializers.DictField())
+    produces = serializers.ListField(child=serializers.DictField())
+    extras = serializers.DictField(allow_null=True)
+    createdBy = serializers.CharField()  # noqa: N815
+    createdByType = serializers.CharField()  # noqa: N815
+    createdAt = serializers.DateTimeField()  # noqa: N815
+    updatedBy = serializers.CharField()  # noqa: N815
+    updatedByType = serializers.CharField()  # noqa: N815
+    validFrom = serializers.DateTimeField()  # noqa: N815
+    validUntil = serializers.DateTimeField(allow_null=True)  # noqa: N815
+
+
+class HistoryEventSerializer(serializers.Serializer):
+    snapshotId = serializers.UUIDField()  # noqa: N815
+    serviceId = serializers.UUIDField()  # noqa: N815
+    serviceSlug = serializers.CharField()  # noqa: N815
+    serviceName = serializers.CharField()  # noqa: N815
+    action = serializers.ChoiceField(choices=["created", "updated", "renamed", "deleted"])
+    actor = serializers.CharField()
+    actorType = serializers.ChoiceField(choices=["MEMBER", "API_KEY"])  # noqa: N815
+    at = serializers.DateTimeField()
+
+
+class ProjectHistorySerializer(serializers.Serializer):
+    data = HistoryEventSerializer(many=True)
+    page = serializers.IntegerField(min_value=0)
+    size = serializers.IntegerField(min_value=1)
+    total = serializers.IntegerField(min_value=0)
+    totalPages = serializers.IntegerField(min_value=0)  # noqa: N815
+    first = serializers.BooleanField()
+    last = serializers.BooleanField()
+
+
+class FieldChangeSerializer(serializers.Serializer):
+    field = serializers.CharField()
+    before = serializers.JSONField(allow_null=True)
+    after = serializers.JSONField(allow_null=True)
+
+
+class ServiceSnapshotDiffSerializer(serializers.Serializer):
+    snapshotId = serializers.UUIDField()  # noqa: N815
+    previousSnapshotId = serializers.UUIDField(allow_null=True)  # noqa: N815
+    serviceSlug = serializers.CharField()  # noqa: N815
+    action = serializers.ChoiceField(choices=["created", "updated", "renamed", "deleted"])
+    changes = FieldChangeSerializer(many=True)
+
+
+class ProjectEntitiesSerializer(serializers.Serializer):
+    services = serializers.DictField(child=serializers.DictField())
+    topics = serializers.DictField(child=serializers.DictField())
+    categories = serializers.DictField(child=serializers.DictField())
+    owners = serializers.DictField(child=serializers.DictField())
+    flows = serializers.DictField(child=serializers.DictField())

@@ -1,12 +1,21 @@
 from django.urls import path
 
-from diagrams.api import views
+from diagrams.api import service_views, views
+
+P = "projects/<str:project_id>"
 
 urlpatterns = [
     path("projects", views.ProjectListView.as_view(), name="projects"),
-    path("projects/<str:project_id>", views.ProjectDetailView.as_view(), name="project"),
-    path("projects/<str:project_id>/duplicate", views.ProjectDuplicateView.as_view(),
-         name="project-duplicate"),
+    path(P, views.ProjectDetailView.as_view(), name="project"),
+    path(f"{P}/duplicate", views.ProjectDuplicateView.as_view(), name="project-duplicate"),
     path("pinned", views.PinListView.as_view(), name="pinned"),
     path("pinned/<str:project_id>", views.PinDetailView.as_view(), name="pin"),
+    path(f"{P}/services", service_views.ServiceListView.as_view(), name="services"),
+    path(f"{P}/services/<str:slug>", service_views.ServiceDetailView.as_view(), name="service"),
+    path(f"{P}/services/<str:slug>/raw", service_views.ServiceRawView.as_view(),
+         name="service-raw"),
+    path(f"{P}/entities", service_views.EntitiesView.as_view(), name="entities"),
+    path(f"{P}/history", service_views.HistoryView.as_view(), name="history"),
+    path(f"{P}/history/<str:snapshot_id>/diff", service_views.SnapshotDiffView.as_view(),
+         name="snapshot-diff"),
 ]

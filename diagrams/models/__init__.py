@@ -1,3 +1,4 @@
 from diagrams.models.projects import Pin, Project
+from diagrams.models.services import Service, ServiceSnapshot
 
-__all__ = ["Pin", "Project"]
+__all__ = ["Pin", "Project", "Service", "ServiceSnapshot"]

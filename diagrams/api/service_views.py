@@ -1,0 +1,173 @@
+"""The /v1 services, entities and history endpoints."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from archsvc.api.body import read_body
+from archsvc.api.pagination import page_envelope
+from archsvc.api.params import iso, query_at, query_int
+from archsvc.api.schema import error_responses
+from diagrams import selectors, service_writes
+from diagrams.api.serializers import (
+    ProjectEntitiesSerializer,
+    ProjectHistorySerializer,
+    ServiceCreateSerializer,
+    ServiceRawSerializer,
+    ServiceSerializer,
+    ServiceSnapshotDiffSerializer,
+    ServiceUpdateSerializer,
+)
+from diagrams.api.views import PROJECT_ID
+from diagrams.models import ServiceSnapshot
+
+SLUG = OpenApiParameter("serviceSlug", OpenApiTypes.STR, OpenApiParameter.PATH)
+SNAPSHOT_ID = OpenApiParameter("snapshotId", OpenApiTypes.UUID, OpenApiParameter.PATH)
+AT = OpenApiParameter("at", OpenApiTypes.DATETIME, description="state at this time (UTC when "
+                      "no offset); absent: now")
+
+
+def topic_json(topic: dict) -> dict:
+    out = {"name": topic["name"]}
+    for key in ("category", "owner", "flows"):
+        if topic.get(key) is not None:
+            out[key] = topic[key]
+    if topic.get("extras"):
+        out["extras"] = topic["extras"]
+    return out
+
+
+def service_json(snapshot: ServiceSnapshot) -> dict:
+    """Service (ServiceGet): unset description, category and owner are left out; flows,
+    consumes, produces and extras are always there (CONTRACT 7)."""
+    service = snapshot.service
+    out = {"slug": snapshot.slug, "name": snapshot.name}
+    for key in ("description", "category", "owner"):
+        if getattr(snapshot, key) is not None:
+            out[key] = getattr(snapshot, key)
+    out.update({
+        "flows": list(snapshot.flows or []),
+        "consumes": [topic_json(t) for t in snapshot.consumes or []],
+        "produces": [topic_json(t) for t in snapshot.produces or []],
+        "extras": dict(snapshot.extras or {}),
+        "createdBy": service.created_by,
+        "createdByType": service.created_by_type,
+        "createdAt": iso(service.created_at),
+        "updatedBy": snapshot.actor,
+        "updatedByType": snapshot.actor_type,
+        "updatedAt": iso(snapshot.valid_from),
+        "validFrom": iso(snapshot.valid_from),
+        "validUntil": iso(snapshot.valid_until),
+    })
+    return out
+
+
+def service_raw_json(snapshot: ServiceSnapshot) -> dict:
+    """ServiceRaw: the stored row as it is, nulls included."""
+    service = snapshot.service
+    return {
+        "snapshotId": str(snapshot.pk), "serviceId": str(snapshot.service_id),
+        "projectId": snapshot.project_id, "version": snapshot.version,
+        "deleted": snapshot.deleted, "slug": snapshot.slug,
+        **selectors.snapshot_fields(snapshot),
+        "createdBy": service.created_by, "createdByType": service.created_by_type,
+        "createdAt": iso(service.created_at),
+        "updatedBy": snapshot.actor, "updatedByType": snapshot.actor_type,
+        "validFrom": iso(snapshot.valid_from), "validUntil": iso(snapshot.valid_until),
+    }
+
+
+def history_event_json(snapshot: ServiceSnapshot) -> dict:
+    return {
+        "snapshotId": str(snapshot.pk), "serviceId": str(snapshot.service_id),
+        "serviceSlug": snapshot.slug, "serviceName": snapshot.name, "action": snapshot.action,
+        "actor": snapshot.actor, "actorType": snapshot.actor_type, "at": iso(snapshot.valid_from),
+    }
+
+
+class ServiceListView(APIView):
+    @extend_schema(operation_id="listServices", tags=["services"], parameters=[PROJECT_ID, AT],
+                   responses={200: ServiceSerializer(many=True), **error_responses(400, 404)})
+    def get(self, request, project_id):
+        project = selectors.project_get(actor=request.user, project_id=project_id)
+        at = query_at(request)
+        return Response([service_json(s) for s in selectors.services_at(project=project, at=at)])
+
+    @extend_schema(operation_id="createService", tags=["services"], parameters=[PROJECT_ID],
+                   request=ServiceCreateSerializer,
+                   responses={200: ServiceSerializer, **error_responses(400, 404, 409)})
+    def post(self, request, project_id):
+        selectors.project_get(actor=request.user, project_id=project_id)
+        data = read_body(request, ServiceCreateSerializer, required=False)
+        snapshot = service_writes.service_create(actor=request.user, project_id=project_id,
+                                                 data=data)
+        return Response(service_json(snapshot))
+
+
+class ServiceDetailView(APIView):
+    @extend_schema(operation_id="getService", tags=["services"],
+                   parameters=[PROJECT_ID, SLUG, AT],
+                   responses={200: ServiceSerializer, **error_responses(400, 404)})
+    def get(self, request, project_id, slug):
+        project = selectors.project_get(actor=request.user, project_id=project_id)
+        snapshot = selectors.service_at(project=project, slug=slug, at=query_at(request))
+        return Response(service_json(snapshot))
+
+    @extend_schema(operation_id="updateService", tags=["services"], parameters=[PROJECT_ID, SLUG],
+                   request=ServiceUpdateSerializer,
+                   responses={200: ServiceSerializer, **error_responses(400, 404, 409)})
+    def put(self, request, project_id, slug):
+        selectors.project_get(actor=request.user, project_id=project_id)
+        data = read_body(request, ServiceUpdateSerializer)
+        snapshot = service_writes.service_update(actor=request.user, project_id=project_id,
+                                                 slug=slug, data=data)
+        return Response(service_json(snapshot))
+
+    @extend_schema(operation_id="deleteService", tags=["services"], parameters=[PROJECT_ID, SLUG],
+                   responses={204: None, **error_responses(404)})
+    def delete(self, request, project_id, slug):
+        service_writes.service_delete(actor=request.user, project_id=project_id, slug=slug)
+        return Response(status=204)
+
+
+class ServiceRawView(APIView):
+    @extend_schema(operation_id="getServiceRaw", tags=["services"],
+                   parameters=[PROJECT_ID, SLUG, AT],
+                   responses={200: ServiceRawSerializer, **error_responses(400, 404)})
+    def get(self, request, project_id, slug):
+        project = selectors.project_get(actor=request.user, project_id=project_id)
+        snapshot = selectors.service_at(project=project, slug=slug, at=query_at(request))
+        return Response(service_raw_json(snapshot))
+
+
+class EntitiesView(APIView):
+    @extend_schema(operation_id="getProjectEntities", tags=["services"],
+                   parameters=[PROJECT_ID, AT],
+                   responses={200: ProjectEntitiesSerializer, **error_responses(400, 404)})
+    def get(self, request, project_id):
+        project = selectors.project_get(actor=request.user, project_id=project_id)
+        return Response(selectors.project_entities_at(project=project, at=query_at(request)))
+
+
+class HistoryView(APIView):
+    @extend_schema(operation_id="getProjectHistory", tags=["history"],
+                   parameters=[PROJECT_ID, OpenApiParameter("page", int, default=0),
+                               OpenApiParameter("size", int, default=50)],
+                   responses={200: ProjectHistorySerializer, **error_responses(400, 404)})
+    def get(self, request, project_id):
+        project = selectors.project_get(actor=request.user, project_id=project_id)
+        page = query_int(request, "page", default=0, minimum=0, maximum=10_000_000)
+        size = query_int(request, "size", default=50, minimum=1, maximum=100)
+        events, total = selectors.history_page(project=project, page=page, size=size)
+        return Response(page_envelope(data=[history_event_json(e) for e in events],
+                                      page=page, size=size, total=total))
+
+
+class SnapshotDiffView(APIView):
+    @extend_schema(operation_id="getSnapshotDiff", tags=["history"],
+                   parameters=[PROJECT_ID, SNAPSHOT_ID],
+                   responses={200: ServiceSnapshotDiffSerializer, **error_responses(400, 404)})
+    def get(self, request, project_id, snapshot_id):
+        project = selectors.project_get(actor=request.user, project_id=project_id)
+        return Response(selectors.snapshot_diff(project=project, snapshot_id=snapshot_id))

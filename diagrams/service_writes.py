@@ -1,0 +1,195 @@
+"""Writes for services: every POST, PUT and DELETE adds one snapshot (a DELETE a tombstone),
+in one transaction that holds the project's row lock, so concurrent writers queue and the
+chain of snapshots stays gapless with exactly one current snapshot (CONTRACT 7)."""
+
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, OperationalError, transaction
+from django.utils import timezone
+
+from accounts.actors import Actor
+from archsvc.api.errors import Conflict, ProjectNotFound, ServiceNameConflict, ServiceNotFound
+from diagrams.models import Project, Service, ServiceSnapshot
+from diagrams.slugs import is_project_id, service_slug
+
+NULLABLE = ("description", "category", "owner", "flows", "extras")
+
+
+def topic_normal(topic: dict) -> dict:
+    """A MessagingTopic as stored: every attribute present, nulls kept, flows de-duplicated."""
+    flows = topic.get("flows")
+    return {
+        "name": topic["name"],
+        "category": topic.get("category"),
+        "owner": topic.get("owner"),
+        "flows": list(dict.fromkeys(flows)) if flows is not None else None,
+        "extras": dict(topic.get("extras") or {}),
+    }
+
+
+def _fields(data: dict, base: dict | None = None) -> dict:
+    """The stored fields after applying `data` (validated) to `base` (partial update)."""
+    fields = dict(base or {"name": None, "description": None, "category": None,
+                           "owner": None, "flows": None, "consumes": [], "produces": [],
+                           "extras": None})
+    for key, value in data.items():
+        if key in ("consumes", "produces"):
+            fields[key] = [topic_normal(t) for t in value]
+        elif key == "flows" and value is not None:
+            fields[key] = list(dict.fromkeys(value))
+        elif key == "extras" and value is not None:
+            fields[key] = dict(value)
+        else:
+            fields[key] = value
+    return fields
+
+
+def _stored(snapshot: ServiceSnapshot) -> dict:
+    return {k: getattr(snapshot, k) for k in
+            ("name", "description", "category", "owner", "flows", "consumes", "produces",
+             "extras")}
+
+
+def _project_locked(*, actor: Actor, project_id: str) -> Project:
+    if not is_project_id(project_id):
+        raise ProjectNotFound()
+    project = (Project.objects.select_for_update()
+               .filter(pk=project_id, organization_id=actor.organization_id).first())
+    if project is None:
+        raise ProjectNotFound()
+    return project
+
+
+def _after(previous: datetime) -> datetime:
+    """Now, but strictly after the previous snapshot began (clocks can tie)."""
+    now = timezone.now()
+    return now if now > previous else previous + timedelta(microseconds=1)
+
+
+def _slug_taken(*, project: Project, slug: str, service_id=None) -> bool:
+    live = ServiceSnapshot.objects.filter(project=project, slug=slug, valid_until__isnull=True,
+                                          deleted=False)
+    if service_id is not None:
+        live = live.exclude(service_id=service_id)
+    return live.exists()
+
+
+def _touch_project(project: Project, *, actor: Actor, at: datetime, count_delta: int = 0):
+    project.updated_at = at
+    project.updated_by, project.updated_by_type = actor.name, actor.type
+    project.service_count = max(0, project.service_count + count_delta)
+    project.save(update_fields=["updated_at", "updated_by", "updated_by_type", "service_count"])
+
+
+def _conflicts_become_409(write):
+    """A unique index that still fires, or a lock the database gave up on, is a race the
+    client may retry: 409 `conflict`, never a 500."""
+
+    def wrapper(**kwargs):
+        try:
+            return write(**kwargs)
+        except IntegrityError as exc:
+            raise Conflict() from exc
+        except OperationalError as exc:
+            if "deadlock" in str(exc).lower() or "could not serialize" in str(exc).lower():
+                raise Conflict() from exc
+            raise
+
+    wrapper.__doc__ = write.__doc__
+    wrapper.__name__ = write.__name__
+    return wrapper
+
+
+def _snapshot(*, service: Service, project: Project, version: int, action: str, fields: dict,
+              actor: Actor, at: datetime, deleted: bool = False) -> ServiceSnapshot:
+    snapshot = ServiceSnapshot.objects.create(
+        service=service, project=project, version=version, action=action, deleted=deleted,
+        slug=service_slug(fields["name"]), actor=actor.name, actor_type=actor.type,
+        valid_from=at, **fields,
+    )
+    snapshot.service = service
+    return snapshot
+
+
+@_conflicts_become_409
+@transaction.atomic
+def service_create(*, actor: Actor, project_id: str, data: dict) -> ServiceSnapshot:
+    """A new service (version 1). 409 `service_name_conflict` when a live service of the
+    project has the same slug."""
+    project = _project_locked(actor=actor, project_id=project_id)
+    fields = _fields(data)
+    if _slug_taken(project=project, slug=service_slug(fields["name"])):
+        raise ServiceNameConflict()
+    now = timezone.now()
+    service = Service.objects.create(project=project, created_by=actor.name,
+                                     created_by_type=actor.type, created_at=now)
+    snapshot = _snapshot(service=service, project=project, version=1,
+                         action=ServiceSnapshot.ACTION_CREATED, fields=fields, actor=actor, at=now)
+    _touch_project(project, actor=actor, at=now, count_delta=1)
+    return snapshot
+
+
+def _current_locked(*, project: Project, slug: str) -> ServiceSnapshot:
+    current = (ServiceSnapshot.objects.select_for_update().select_related("service")
+               .filter(project=project, slug=slug, valid_until__isnull=True, deleted=False)
+               .first())
+    if current is None:
+        raise ServiceNotFound()
+    return current
+
+
+@_conflicts_become_409
+@transaction.atomic
+def service_update(*, actor: Actor, project_id: str, slug: str, data: dict) -> ServiceSnapshot:
+    """Partial update: a new current snapshot; a new name moves the slug (`renamed`)."""
+    project = _project_locked(actor=actor, project_id=project_id)
+    current = _current_locked(project=project, slug=slug)
+    fields = _fields(data, base=_stored(current))
+    new_slug = service_slug(fields["name"])
+    if new_slug != current.slug and _slug_taken(project=project, slug=new_slug,
+                                                 service_id=current.service_id):
+        raise ServiceNameConflict()
+    action = (ServiceSnapshot.ACTION_RENAMED if fields["name"] != current.name
+              else ServiceSnapshot.ACTION_UPDATED)
+    now = _after(current.valid_from)
+    current.valid_until = now
+    current.save(update_fields=["valid_until"])
+    snapshot = _snapshot(service=current.service, project=project, version=current.version + 1,
+                         action=action, fields=fields, actor=actor, at=now)
+    _touch_project(project, actor=actor, at=now)
+    return snapshot
+
+
+@_conflicts_become_409
+@transaction.atomic
+def service_delete(*, actor: Actor, project_id: str, slug: str) -> None:
+    """A tombstone snapshot: gone from now on, readable before; the name is free again."""
+    project = _project_locked(actor=actor, project_id=project_id)
+    current = _current_locked(project=project, slug=slug)
+    now = _after(current.valid_from)
+    current.valid_until = now
+    current.save(update_fields=["valid_until"])
+    _snapshot(service=current.service, project=project, version=current.version + 1,
+              action=ServiceSnapshot.ACTION_DELETED, fields=_stored(current), actor=actor,
+              at=now, deleted=True)
+    _touch_project(project, actor=actor, at=now, count_delta=-1)
+
+
+def services_copy(*, source: Project, target: Project, actor: Actor, at: datetime) -> int:
+    """Duplicate: the source's current services become new services of `target`, made by
+    the actor at `at` (CONTRACT 7). Runs inside the duplicate's transaction."""
+    current = list(ServiceSnapshot.objects.filter(project=source, valid_until__isnull=True,
+                                                  deleted=False).order_by("slug"))
+    services = [Service(project=target, created_by=actor.name, created_by_type=actor.type,
+                        created_at=at) for _ in current]
+    Service.objects.bulk_create(services)
+    ServiceSnapshot.objects.bulk_create([
+        ServiceSnapshot(service=service, project=target, version=1,
+                        action=ServiceSnapshot.ACTION_CREATED, slug=snap.slug,
+                        actor=actor.name, actor_type=actor.type, valid_from=at, **_stored(snap))
+        for service, snap in zip(services, current, strict=True)
+    ])
+    if current:
+        target.service_count = len(current)
+        target.save(update_fields=["service_count"])
+    return len(current)
