@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from diagrams.slugs import entity_slug
+from diagrams.slugs import entity_slug, sha1_hex
 
 # 12 colours that stay distinct from each other and readable under dark text.
 PALETTE = [
@@ -36,7 +36,7 @@ def category_color(name: str | None) -> str:
     """A stable colour per category name; the neutral colour for none."""
     if not name:
         return NEUTRAL
-    digest = hashlib.sha1(name.encode()).digest()
+    digest = hashlib.sha1(name.encode(), usedforsecurity=False).digest()
     return PALETTE[int.from_bytes(digest[:4], "big") % len(PALETTE)]
 
 
@@ -52,7 +52,7 @@ def entity_ids(prefix: str, names: Iterable[str]) -> dict[str, str]:
             if len(group) == 1:
                 ids[name] = f"{prefix}--{slug}"
             else:
-                ids[name] = f"{prefix}--{slug}-{hashlib.sha1(name.encode()).hexdigest()[:6]}"
+                ids[name] = f"{prefix}--{slug}-{sha1_hex(name)[:6]}"
     return ids
 
 

@@ -12,6 +12,11 @@ _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _SUFFIX_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
+def sha1_hex(name: str) -> str:
+    """Identifiers only, not security: CONTRACT 6 names SHA-1."""
+    return hashlib.sha1(name.encode(), usedforsecurity=False).hexdigest()
+
+
 def _ascii_slug(name: str) -> str:
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
     return _NON_ALNUM.sub("-", text.lower()).strip("-")
@@ -29,11 +34,11 @@ def is_project_id(value: str) -> bool:
 
 def service_slug(name: str) -> str:
     """Django's slugify of the name; `service-<sha1[:8]>` when that is empty."""
-    return slugify(name) or f"service-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
+    return slugify(name) or f"service-{sha1_hex(name)[:8]}"
 
 
 def entity_slug(name: str) -> str:
     """Topics, categories, owners, flows: lower-case, runs outside [a-z0-9] become one
     hyphen, trimmed; the first 8 hex of the name's SHA-1 when nothing is left."""
     return _NON_ALNUM.sub("-", name.lower()).strip("-") or \
-        hashlib.sha1(name.encode()).hexdigest()[:8]
+        sha1_hex(name)[:8]

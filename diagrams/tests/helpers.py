@@ -1,0 +1,24 @@
+"""Small helpers for the diagrams tests: JSON calls through a Django test client."""
+
+from django.test import Client
+
+
+def post(client: Client, path: str, body=None):
+    return client.post(path, body if body is not None else {},
+                       content_type="application/json")
+
+
+def put(client: Client, path: str, body):
+    return client.put(path, body, content_type="application/json")
+
+
+def new_project(client: Client, name: str = "Shop") -> str:
+    response = post(client, "/v1/projects", {"name": name, "description": ""})
+    assert response.status_code == 200, response.content
+    return response.json()["id"]
+
+
+def new_service(client: Client, project: str, body: dict) -> dict:
+    response = post(client, f"/v1/projects/{project}/services", body)
+    assert response.status_code == 200, response.content
+    return response.json()
