@@ -140,7 +140,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 # Without collectstatic (development, tests) files come from the finders; no need to warn.
-warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
+warnings.filterwarnings("ignore", message="No directory at")
 
 # Security (CONTRACT 14). HTTPS=1 turns on everything that needs TLS.
 X_FRAME_OPTIONS = "DENY"

@@ -73,21 +73,23 @@ def _is_current(at: datetime | None) -> bool:
     return at is None or at >= timezone.now()
 
 
-def services_at(*, project: Project, at: datetime | None = None) -> list[ServiceSnapshot]:
-    """The live services of the project as of `at` (now when None), one snapshot each,
-    ordered by slug. One query either way: the current state reads the live-slug partial
-    index; a past state picks, per service, the last snapshot begun by `at` through the
-    (service, valid_from) index, never scanning the whole history."""
+def live_snapshots(*, project: Project, at: datetime | None = None) -> QuerySet[ServiceSnapshot]:
+    """The live services' snapshots as of `at` (now when None). The current state reads the
+    live-slug partial index; a past state picks, per service, the last snapshot begun by
+    `at` through the (service, valid_from) index, never scanning the whole history."""
     if _is_current(at):
-        snapshots = ServiceSnapshot.objects.filter(project=project, valid_until__isnull=True,
-                                                   deleted=False)
-    else:
-        latest = (ServiceSnapshot.objects.filter(service=OuterRef("pk"), valid_from__lte=at)
-                  .order_by("-valid_from").values("pk")[:1])
-        ids = Service.objects.filter(project=project).annotate(snap=Subquery(latest)) \
-            .values("snap")
-        snapshots = ServiceSnapshot.objects.filter(pk__in=ids, deleted=False)
-    return list(snapshots.select_related("service").order_by("slug"))
+        return ServiceSnapshot.objects.filter(project=project, valid_until__isnull=True,
+                                              deleted=False)
+    latest = (ServiceSnapshot.objects.filter(service=OuterRef("pk"), valid_from__lte=at)
+              .order_by("-valid_from").values("pk")[:1])
+    ids = Service.objects.filter(project=project).annotate(snap=Subquery(latest)).values("snap")
+    return ServiceSnapshot.objects.filter(pk__in=ids, deleted=False)
+
+
+def services_at(*, project: Project, at: datetime | None = None) -> list[ServiceSnapshot]:
+    """The live services of the project as of `at`, one snapshot each, by slug: one query."""
+    return list(live_snapshots(project=project, at=at).select_related("service")
+                .order_by("slug"))
 
 
 def service_at(*, project: Project, slug: str, at: datetime | None = None) -> ServiceSnapshot:

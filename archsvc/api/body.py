@@ -3,7 +3,6 @@
 from rest_framework import serializers
 
 
-
 def read_body(request, serializer_class, *, required: bool = True) -> dict:
     """The validated body. A required body that is missing is a violation on `body`;
     an optional one may be absent (an empty object)."""

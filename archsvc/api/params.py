@@ -1,6 +1,6 @@
 """Query parameters: parsed strictly, and a bad one is 400 `bad_request` naming it."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from django.utils.dateparse import parse_datetime
 
@@ -55,9 +55,9 @@ def query_at(request) -> datetime | None:
     if value is None:
         raise BadRequest("Query parameter 'at' must be an ISO 8601 date-time.")
     if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
+        value = value.replace(tzinfo=UTC)
     try:
-        return value.astimezone(timezone.utc)
+        return value.astimezone(UTC)
     except (OverflowError, ValueError):
         raise BadRequest("Query parameter 'at' is out of range.") from None
 
@@ -66,4 +66,4 @@ def iso(value: datetime | None) -> str | None:
     """Every date-time in a response: UTC, microseconds, `Z` (CONTRACT 7)."""
     if value is None:
         return None
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
