@@ -78,3 +78,13 @@ def test_check_deploy_is_clean_with_production_settings():
                             text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_seed_demo_makes_a_sample_architecture_once(db):
+    from diagrams.models import Project
+
+    run("seed_demo")
+    run("seed_demo")
+    project = Project.objects.get(organization__slug="demo")
+    assert 15 <= project.service_count <= 30
+    assert project.snapshots.count() == project.service_count
