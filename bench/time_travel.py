@@ -14,7 +14,7 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,8 +50,8 @@ def main() -> None:
 
     django.setup()
     from django.core.management import call_command
-    from django.test import Client
     from django.db import connection
+    from django.test import Client
 
     call_command("migrate", verbosity=0)
 
@@ -61,7 +61,7 @@ def main() -> None:
     membership = member_create(email="bench@example.com", org_slug="bench", role="admin")
     org = membership.organization
     _, token = api_key_create(organization=org, name="bench", permissions=[])
-    t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    t0 = datetime(2025, 1, 1, tzinfo=UTC)
     project = Project.objects.create(
         id="bench-aaaaaaaa", organization=org, name="Bench", created_by="bench",
         created_by_type="API_KEY", created_by_ref="bench", updated_by="bench",
@@ -108,10 +108,13 @@ def main() -> None:
     for label, url in urls.items():
         response = client.get(url)
         assert response.status_code == 200 and len(response.json()) == args.services, label
-        queries = []
-        with connection.execute_wrapper(
-                lambda execute, sql, params, many, context: queries.append(sql)
-                or execute(sql, params, many, context)):
+        queries: list[str] = []
+
+        def count(execute, sql, params, many, context, queries=queries):
+            queries.append(sql)
+            return execute(sql, params, many, context)
+
+        with connection.execute_wrapper(count):
             client.get(url)
         timings = []
         for _ in range(args.repeat):

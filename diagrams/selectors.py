@@ -87,9 +87,10 @@ def live_snapshots(*, project: Project, at: datetime | None = None) -> QuerySet[
 
 
 def services_at(*, project: Project, at: datetime | None = None) -> list[ServiceSnapshot]:
-    """The live services of the project as of `at`, one snapshot each, by slug: one query."""
-    return list(live_snapshots(project=project, at=at).select_related("service")
-                .order_by("slug"))
+    """The live services of the project as of `at`, one snapshot each, by slug: one query.
+    Sorted here, by code point, so that every database's collation gives the same order."""
+    return sorted(live_snapshots(project=project, at=at).select_related("service"),
+                  key=lambda snapshot: snapshot.slug)
 
 
 def service_at(*, project: Project, slug: str, at: datetime | None = None) -> ServiceSnapshot:

@@ -32,9 +32,19 @@ def is_project_id(value: str) -> bool:
     return 8 <= len(value) <= 60 and bool(PROJECT_ID_RE.match(value))
 
 
+SERVICE_SLUG_MAX = 100
+
+
 def service_slug(name: str) -> str:
-    """Django's slugify of the name; `service-<sha1[:8]>` when that is empty."""
-    return slugify(name) or f"service-{sha1_hex(name)[:8]}"
+    """Django's slugify of the name; `service-<sha1[:8]>` when that is empty. Unicode
+    folding can make a slug longer than its name (one character can become eighteen): past
+    100 characters it is cut and `-<sha1[:8]>` keeps it unique."""
+    slug = slugify(name)
+    if not slug:
+        return f"service-{sha1_hex(name)[:8]}"
+    if len(slug) > SERVICE_SLUG_MAX:
+        slug = f"{slug[:SERVICE_SLUG_MAX - 9].rstrip('-_')}-{sha1_hex(name)[:8]}"
+    return slug
 
 
 def entity_slug(name: str) -> str:

@@ -100,8 +100,8 @@ class ExtrasField(serializers.DictField):
         if len(data) > 20:
             raise serializers.ValidationError("At most 20 extras.")
         for key in data:
-            if not key or len(key) > 100:
-                errors[key] = ["Keys must be 1 to 100 characters."]
+            if len(key) > 100:
+                errors[key] = ["Keys must be at most 100 characters."]
         if errors:
             raise serializers.ValidationError(errors)
         return super().to_internal_value(data)

@@ -37,7 +37,7 @@ class ServiceSnapshot(models.Model):
     version = models.PositiveIntegerField()
     action = models.CharField(max_length=8, choices=ACTIONS)
     deleted = models.BooleanField(default=False)
-    slug = models.CharField(max_length=80)
+    slug = models.CharField(max_length=100)
     name = models.CharField(max_length=60)
     description = models.CharField(max_length=200, null=True, blank=True)
     category = models.CharField(max_length=60, null=True, blank=True)

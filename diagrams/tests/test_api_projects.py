@@ -10,6 +10,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from accounts.services import api_key_revoke
 from diagrams.models import Project
 
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
@@ -237,6 +238,7 @@ def test_a_member_is_not_owner_of_a_key_project_and_vice_versa(api, factory, org
     ({"name": "Fine"}, ["description"]),
     ({"name": 123, "description": ""}, ["name"]),
     ({"name": None, "description": ""}, ["name"]),
+    ({"name": "Nul\x00Name", "description": ""}, ["name"]),
     ({"name": "Fine", "description": 5}, ["description"]),
     ({"name": "ab", "description": "d" * 201, "extra": 1}, ["name", "description", "extra"]),
     ({}, ["name", "description"]),
@@ -446,6 +448,17 @@ def test_query_filter_is_a_case_insensitive_partial_match_on_the_name(api, roomy
     assert ids(listing(api, "query=kout%20p")) == [checkout["id"]]
     assert listing(api, "query=plat")["total"] == 2
     assert listing(api, "query=nothing-like-it")["total"] == 0
+
+
+@pytest.mark.parametrize(("query", "names"), [
+    ("%25", ["100% Uptime"]),
+    ("_", []),
+    ("%25%25", []),
+])
+def test_query_wildcard_characters_match_literally(api, query, names):
+    create(api, "Plain Name")
+    create(api, "100% Uptime")
+    assert [p["name"] for p in listing(api, f"query={query}")["data"]] == names
 
 
 def test_filters_combine(api, factory, org, roomy_plan):
@@ -666,6 +679,17 @@ def test_key_with_only_billing_permission_cannot_change_another_actors_project(a
     billing = factory.key_client(org, "billing", ["billing:manage"])
     assert_forbidden(put(billing, project["id"], {"name": "Nope"}))
     assert_forbidden(billing.delete(f"/v1/projects/{project['id']}"))
+
+
+def test_new_key_reusing_a_revoked_keys_name_does_not_own_its_projects(api, factory, org):
+    project = create(api, "Legacy")
+    assert api_key_revoke(organization=org, name="ci") == 1
+    successor = factory.key_client(org, "ci")
+    seen = get(successor, project["id"])
+    assert seen["isOwner"] is False and seen["createdBy"] == "ci"
+    assert_forbidden(put(successor, project["id"], {"name": "Mine Now"}))
+    assert_forbidden(successor.delete(f"/v1/projects/{project['id']}"))
+    assert get(successor, project["id"])["name"] == "Legacy"
 
 
 def test_member_may_read_duplicate_and_pin_anyones_project(api, factory, org):
@@ -990,20 +1014,3 @@ def test_get_one_project_runs_few_queries(api, django_assert_max_num_queries):
     with django_assert_max_num_queries(3):
         assert get(api, project["id"])["pinned"] is True
 
-
-def test_zz_probe(api, factory, org):
-    from accounts.services import api_key_revoke
-    project = create(api)
-    with CaptureQueriesContext(connection) as c:
-        listing(api)
-    print("LIST", len(c), [q["sql"][:120] for q in c.captured_queries])
-    with CaptureQueriesContext(connection) as c:
-        get(api, project["id"])
-    print("GET", len(c))
-    api_key_revoke(organization=org, name="ci")
-    again = factory.key_client(org, "ci")
-    print(again.get(f"/v1/projects/{project['id']}").json())
-    print(put(again, project["id"], {"name": "Mine"}).status_code)
-    print(listing(again, "createdBy=CI")["total"])
-    m = member_api(factory, org, "Ada@Example.com")
-    print(create(m)["createdBy"])

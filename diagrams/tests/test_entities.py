@@ -1,6 +1,6 @@
 """Entities (CONTRACT 6, 8, 9): ids, merged topic attributes, complete relationships."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from diagrams.entities import (
     NEUTRAL,
@@ -13,7 +13,7 @@ from diagrams.entities import (
 from diagrams.slugs import entity_slug, sha1_hex
 from diagrams.tests.helpers import new_project, new_service, put
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def state(slug, minutes=0, **fields):
