@@ -1,0 +1,582 @@
+"""A layered (Sugiyama) layout, left to right.
+
+1. Cycles are broken by reversing the edges that point backwards in an Eades-Lin-Smyth
+   greedy order (a small feedback arc set, found in linear time).
+2. Layers: longest path, then every node moves within its slack to the layer that shortens
+   its edges most (a cheap approximation of dot's network simplex), so drawings stay compact
+   and long edges are few.
+3. Edges spanning several layers get a dummy node per layer crossed.
+4. Crossing reduction: weighted-median sweeps down and up, each followed by adjacent
+   transpositions; the best order seen is kept.
+5. Coordinates: per layer, a weighted least-squares placement under the order and spacing
+   constraints (isotonic regression by pool-adjacent-violators), pulling each node towards
+   its neighbours; long-edge chains pull hardest, so they straighten.
+6. Disconnected parts are laid out alone and packed side by side in rows.
+
+Pure: a networkx graph and label sizes in, coordinates out. Deterministic.
+"""
+
+import heapq
+import math
+from bisect import bisect_left
+from collections import deque
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+from diagrams.rendering.text import text_width, wrap_label
+
+FONT_SIZE = 12.0
+LINE_HEIGHT = 15.0
+PAD_X = 12.0
+PAD_Y = 8.0
+MAX_TEXT_WIDTH = 180.0
+MAX_LINES = 3
+MIN_NODE_WIDTH = 56.0
+NODE_GAP = 14.0  # between two nodes of a layer
+DUMMY_GAP = 7.0  # next to a dummy (a long edge passing through the layer)
+LAYER_GAP = 64.0  # between two columns
+COMPONENT_GAP = 48.0
+
+
+@dataclass(frozen=True)
+class NodeBox:
+    id: str
+    x: float  # top-left corner
+    y: float
+    width: float
+    height: float
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EdgeRoute:
+    source: str
+    target: str
+    kind: str
+    points: tuple[tuple[float, float], ...]  # from the source's side to the target's side
+
+
+@dataclass(frozen=True)
+class Layout:
+    width: float
+    height: float
+    nodes: dict[str, NodeBox]
+    edges: tuple[EdgeRoute, ...]
+    layers: int  # columns of the widest part
+    dummies: int  # long-edge bends in all parts
+
+
+def node_size(label: str, node_type: str) -> tuple[float, float, tuple[str, ...]]:
+    """Width, height and wrapped lines of a node's box, from its measured label."""
+    lines = wrap_label(label, font_size=FONT_SIZE, max_width=MAX_TEXT_WIDTH, max_lines=MAX_LINES)
+    text = max(text_width(line, FONT_SIZE) for line in lines)
+    height = len(lines) * LINE_HEIGHT + 2 * PAD_Y
+    # topics have fully round ends: their text keeps clear of the half-circles
+    pad = PAD_X + (height / 2 if node_type == "messaging" else 0) * 0.6
+    width = max(MIN_NODE_WIDTH, math.ceil(text + 2 * pad))
+    return float(width), float(height), tuple(lines)
+
+
+# --- 1. cycle breaking -----------------------------------------------------------------------
+
+
+def _greedy_order(n: int, succ: list[list[int]], pred: list[list[int]]) -> list[int]:
+    """Eades-Lin-Smyth: sinks go right, sources go left, otherwise the node with the largest
+    out-degree minus in-degree goes left. Edges pointing backwards in the order form a small
+    feedback arc set."""
+    outdeg = [len(s) for s in succ]
+    indeg = [len(p) for p in pred]
+    removed = [False] * n
+    left: list[int] = []
+    right: list[int] = []
+    sinks = deque(v for v in range(n) if outdeg[v] == 0)
+    sources = deque(v for v in range(n) if indeg[v] == 0 and outdeg[v] > 0)
+    heap = [(indeg[v] - outdeg[v], v) for v in range(n)]
+    heapq.heapify(heap)
+    remaining = n
+
+    def remove(v: int) -> None:
+        nonlocal remaining
+        removed[v] = True
+        remaining -= 1
+        for u in pred[v]:
+            if not removed[u]:
+                outdeg[u] -= 1
+                if outdeg[u] == 0:
+                    sinks.append(u)
+                else:
+                    heapq.heappush(heap, (indeg[u] - outdeg[u], u))
+        for w in succ[v]:
+            if not removed[w]:
+                indeg[w] -= 1
+                if indeg[w] == 0:
+                    sources.append(w)
+                else:
+                    heapq.heappush(heap, (indeg[w] - outdeg[w], w))
+
+    while remaining:
+        while sinks:
+            v = sinks.popleft()
+            if not removed[v]:
+                right.append(v)
+                remove(v)
+        while sources:
+            v = sources.popleft()
+            if not removed[v]:
+                left.append(v)
+                remove(v)
+        while heap and remaining:
+            key, v = heapq.heappop(heap)
+            if not removed[v] and key == indeg[v] - outdeg[v]:
+                left.append(v)
+                remove(v)
+                break
+    return left + right[::-1]
+
+
+# --- 2. layering -----------------------------------------------------------------------------
+
+
+def _layers(n: int, dsucc: list[list[int]], dpred: list[list[int]]) -> list[int]:
+    """Longest-path layers, then each node slides within its slack towards the side with
+    more edges (fewer, shorter long edges); isolated nodes sit in layer 0."""
+    indeg = [len(p) for p in dpred]
+    queue = deque(v for v in range(n) if indeg[v] == 0)
+    topo = []
+    while queue:
+        v = queue.popleft()
+        topo.append(v)
+        for w in dsucc[v]:
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                queue.append(w)
+    layer = [0] * n
+    for v in topo:
+        for w in dsucc[v]:
+            if layer[w] < layer[v] + 1:
+                layer[w] = layer[v] + 1
+    for sweep in range(8):
+        changed = False
+        for v in (reversed(topo) if sweep % 2 == 0 else topo):
+            ins, outs = len(dpred[v]), len(dsucc[v])
+            if ins == outs:
+                continue
+            if outs > ins:
+                target = min(layer[w] for w in dsucc[v]) - 1
+            else:
+                target = max(layer[u] for u in dpred[v]) + 1
+            if target != layer[v]:
+                layer[v] = target
+                changed = True
+        if not changed:
+            break
+    low = min(layer) if layer else 0
+    return [value - low for value in layer]
+
+
+# --- 4. crossing reduction -------------------------------------------------------------------
+
+
+def _median(positions: list[int]) -> float:
+    """dot's weighted median of neighbour positions (-1 for none)."""
+    count = len(positions)
+    if count == 0:
+        return -1.0
+    positions = sorted(positions)
+    middle = count // 2
+    if count % 2 == 1:
+        return float(positions[middle])
+    if count == 2:
+        return (positions[0] + positions[1]) / 2
+    left = positions[middle - 1] - positions[0]
+    right = positions[-1] - positions[middle]
+    if left + right == 0:
+        return (positions[middle - 1] + positions[middle]) / 2
+    return (positions[middle - 1] * right + positions[middle] * left) / (left + right)
+
+
+def _gap_crossings(pairs: np.ndarray) -> int:
+    """Crossings among edges between two adjacent layers, given (upper, lower) positions."""
+    m = len(pairs)
+    if m < 2:
+        return 0
+    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+    upper = pairs[order, 0]
+    lower = pairs[order, 1]
+    total = 0
+    chunk = max(1, 4_000_000 // m)
+    for start in range(0, m, chunk):
+        stop = min(m, start + chunk)
+        # for each edge j in the chunk: earlier edges (i < j) from a strictly smaller upper
+        # position that end strictly lower down
+        later_upper = upper[start:stop, None]
+        later_lower = lower[start:stop, None]
+        mask = (upper[None, :] < later_upper) & (lower[None, :] > later_lower)
+        total += int(mask.sum())
+    return total
+
+
+class _Ordering:
+    """Orders of every layer, with the neighbour lists that crossing reduction needs."""
+
+    def __init__(self, layers: list[list[int]], up: list[list[int]], down: list[list[int]]):
+        self.layers = layers
+        self.up = up
+        self.down = down
+        self.pos = [0] * len(up)
+        for nodes in layers:
+            for index, v in enumerate(nodes):
+                self.pos[v] = index
+
+    def crossings(self) -> int:
+        pos, down = self.pos, self.down
+        total = 0
+        for nodes in self.layers[:-1]:
+            pairs = [(pos[u], pos[w]) for u in nodes for w in down[u]]
+            if len(pairs) > 1:
+                total += _gap_crossings(np.array(pairs, dtype=np.int64))
+        return total
+
+    def sweep(self, downward: bool) -> None:
+        pos = self.pos
+        indices = range(1, len(self.layers)) if downward else range(len(self.layers) - 2, -1, -1)
+        neighbours = self.up if downward else self.down
+        for index in indices:
+            nodes = self.layers[index]
+            keys = [_median([pos[u] for u in neighbours[v]]) for v in nodes]
+            movable = sorted((key, pos[v], v) for key, v in zip(keys, nodes, strict=True)
+                             if key >= 0)
+            if not movable:
+                continue
+            slots = [i for i, key in enumerate(keys) if key >= 0]
+            ordered = list(nodes)
+            for slot, (_, _, v) in zip(slots, movable, strict=True):
+                ordered[slot] = v
+            self.layers[index] = ordered
+            for i, v in enumerate(ordered):
+                pos[v] = i
+
+    def _pair_crossings(self, u: int, v: int) -> int:
+        """Crossings of u's and v's edges when u is left of v."""
+        pos = self.pos
+        count = 0
+        for side in (self.up, self.down):
+            mine, theirs = side[u], side[v]
+            if not mine or not theirs:
+                continue
+            theirs_sorted = sorted(pos[b] for b in theirs)
+            for a in mine:
+                count += bisect_left(theirs_sorted, pos[a])
+        return count
+
+    def transpose(self, max_passes: int) -> None:
+        """Swap neighbours in a layer while that removes crossings."""
+        pos = self.pos
+        for nodes in self.layers:
+            for _ in range(max_passes):
+                improved = False
+                for i in range(len(nodes) - 1):
+                    u, v = nodes[i], nodes[i + 1]
+                    if self._pair_crossings(v, u) < self._pair_crossings(u, v):
+                        nodes[i], nodes[i + 1] = v, u
+                        pos[u], pos[v] = i + 1, i
+                        improved = True
+                if not improved:
+                    break
+
+    def snapshot(self) -> list[list[int]]:
+        return [list(nodes) for nodes in self.layers]
+
+    def restore(self, layers: list[list[int]]) -> None:
+        self.layers = [list(nodes) for nodes in layers]
+        for nodes in self.layers:
+            for index, v in enumerate(nodes):
+                self.pos[v] = index
+
+
+def _initial_layers(count: int, layer: list[int], down: list[list[int]]) -> list[list[int]]:
+    """Depth-first order from the first layer: a start that already keeps chains together."""
+    depth = max(layer) + 1 if layer else 0
+    layers: list[list[int]] = [[] for _ in range(depth)]
+    seen = [False] * count
+    for root in sorted(range(count), key=lambda v: (layer[v], v)):
+        if seen[root]:
+            continue
+        stack = [root]
+        while stack:
+            v = stack.pop()
+            if seen[v]:
+                continue
+            seen[v] = True
+            layers[layer[v]].append(v)
+            stack.extend(sorted(down[v], reverse=True))
+    return layers
+
+
+def _order(layers: list[list[int]], up, down, budget: int) -> _Ordering:
+    ordering = _Ordering(layers, up, down)
+    best = ordering.crossings()
+    best_layers = ordering.snapshot()
+    stale = 0
+    passes = 4 if budget > 20000 else 8
+    for iteration in range(24):
+        ordering.sweep(downward=iteration % 2 == 0)
+        ordering.transpose(passes)
+        crossings = ordering.crossings()
+        if crossings < best:
+            best, best_layers, stale = crossings, ordering.snapshot(), 0
+        else:
+            stale += 1
+            if stale >= (3 if budget > 20000 else 5):
+                break
+        if best == 0:
+            break
+    ordering.restore(best_layers)
+    return ordering
+
+
+# --- 5. coordinates --------------------------------------------------------------------------
+
+
+def _isotonic(targets: list[float], weights: list[float]) -> list[float]:
+    """Weighted least squares non-decreasing fit (pool adjacent violators)."""
+    values: list[float] = []
+    totals: list[float] = []
+    counts: list[int] = []
+    for target, weight in zip(targets, weights, strict=True):
+        values.append(target)
+        totals.append(weight)
+        counts.append(1)
+        while len(values) > 1 and values[-2] > values[-1]:
+            value, total, count = values.pop(), totals.pop(), counts.pop()
+            merged = totals[-1] + total
+            values[-1] = (values[-1] * totals[-1] + value * total) / merged
+            totals[-1] = merged
+            counts[-1] += count
+    fitted: list[float] = []
+    for value, count in zip(values, counts, strict=True):
+        fitted.extend([value] * count)
+    return fitted
+
+
+def _coordinates(layers: list[list[int]], up, down, heights: list[float],
+                 dummy: list[bool]) -> list[float]:
+    """Vertical centres: each layer placed as close as the order and spacing allow to the
+    weighted mean of its neighbours, sweeping left and right until it settles."""
+    count = len(heights)
+    y = [0.0] * count
+    separations: list[list[float]] = []
+    for nodes in layers:
+        seps = []
+        for a, b in zip(nodes, nodes[1:], strict=False):
+            gap = DUMMY_GAP if dummy[a] or dummy[b] else NODE_GAP
+            seps.append((heights[a] + heights[b]) / 2 + gap)
+        separations.append(seps)
+        offset = 0.0
+        for i, v in enumerate(nodes):
+            y[v] = offset
+            if i < len(seps):
+                offset += seps[i]
+
+    def edge_weight(a: int, b: int) -> float:
+        return 8.0 if dummy[a] and dummy[b] else (2.0 if dummy[a] or dummy[b] else 1.0)
+
+    order = list(range(len(layers)))
+    for iteration in range(14):
+        sequence = order if iteration % 2 == 0 else order[::-1]
+        for index in sequence:
+            nodes = layers[index]
+            if not nodes:
+                continue
+            targets, weights = [], []
+            offset = 0.0
+            seps = separations[index]
+            for i, v in enumerate(nodes):
+                total = weight_sum = 0.0
+                for u in up[v]:
+                    w = edge_weight(u, v)
+                    total += w * y[u]
+                    weight_sum += w
+                for u in down[v]:
+                    w = edge_weight(u, v)
+                    total += w * y[u]
+                    weight_sum += w
+                if weight_sum == 0:
+                    targets.append(y[v] - offset)
+                    weights.append(0.05)
+                else:
+                    targets.append(total / weight_sum - offset)
+                    weights.append(weight_sum)
+                if i < len(seps):
+                    offset += seps[i]
+            fitted = _isotonic(targets, weights)
+            offset = 0.0
+            for i, v in enumerate(nodes):
+                y[v] = fitted[i] + offset
+                if i < len(seps):
+                    offset += seps[i]
+    return y
+
+
+# --- the whole pipeline ----------------------------------------------------------------------
+
+
+@dataclass
+class _Part:
+    width: float
+    height: float
+    nodes: dict[str, NodeBox]
+    edges: list[EdgeRoute]
+    layers: int
+    dummies: int
+
+
+def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
+                      sizes: dict[str, tuple[float, float, tuple[str, ...]]]) -> _Part:
+    n = len(ids)
+    index = {node: i for i, node in enumerate(ids)}
+    succ: list[list[int]] = [[] for _ in range(n)]
+    pred: list[list[int]] = [[] for _ in range(n)]
+    pairs = [(index[s], index[t], kind) for s, t, kind in edges]
+    for s, t, _ in pairs:
+        succ[s].append(t)
+        pred[t].append(s)
+    rank = {v: i for i, v in enumerate(_greedy_order(n, succ, pred))}
+    # edges in layering direction: (a, b) with a before b; `flipped` when reversed
+    directed = [(s, t, False) if rank[s] < rank[t] else (t, s, True) for s, t, _ in pairs]
+    dsucc: list[list[int]] = [[] for _ in range(n)]
+    dpred: list[list[int]] = [[] for _ in range(n)]
+    for a, b, _ in directed:
+        dsucc[a].append(b)
+        dpred[b].append(a)
+    layer = _layers(n, dsucc, dpred)
+
+    # dummies for long edges
+    heights = [sizes[node][1] for node in ids]
+    dummy = [False] * n
+    up: list[list[int]] = [[] for _ in range(n)]
+    down: list[list[int]] = [[] for _ in range(n)]
+    chains: list[list[int]] = []
+    for a, b, _ in directed:
+        chain = [a]
+        previous = a
+        for level in range(layer[a] + 1, layer[b]):
+            d = len(heights)
+            heights.append(0.0)
+            dummy.append(True)
+            layer.append(level)
+            up.append([])
+            down.append([])
+            down[previous].append(d)
+            up[d].append(previous)
+            chain.append(d)
+            previous = d
+        down[previous].append(b)
+        up[b].append(previous)
+        chain.append(b)
+        chains.append(chain)
+    total = len(heights)
+
+    ordering = _order(_initial_layers(total, layer, down), up, down, budget=total)
+    layers = ordering.layers
+    y = _coordinates(layers, up, down, heights, dummy)
+
+    # columns
+    column_width = [max((sizes[ids[v]][0] for v in nodes if v < n), default=0.0)
+                    for nodes in layers]
+    column_x = []
+    x = 0.0
+    for width in column_width:
+        column_x.append(x)
+        x += width + LAYER_GAP
+    top = min((y[v] - heights[v] / 2 for v in range(total)), default=0.0)
+    boxes: dict[str, NodeBox] = {}
+    for v in range(n):
+        width, height, lines = sizes[ids[v]]
+        left = column_x[layer[v]] + (column_width[layer[v]] - width) / 2
+        boxes[ids[v]] = NodeBox(ids[v], round(left, 1), round(y[v] - height / 2 - top, 1),
+                                width, height, lines)
+    bottom = max((y[v] + heights[v] / 2 - top for v in range(total)), default=0.0)
+
+    routes = []
+    for (s, t, kind), (_, _, flipped), chain in zip(pairs, directed, chains, strict=True):
+        points: list[tuple[float, float]] = []
+        for position, v in enumerate(chain):
+            column = layer[v]
+            cy = round(y[v] - top, 1)
+            left_x, right_x = column_x[column], column_x[column] + column_width[column]
+            if v < n:
+                box = boxes[ids[v]]
+                if position == 0:  # leaves from the right side, then to the column's edge
+                    points.append((round(box.x + box.width, 1), cy))
+                    if right_x > box.x + box.width:
+                        points.append((round(right_x, 1), cy))
+                else:  # enters from the column's edge to the left side
+                    if left_x < box.x:
+                        points.append((round(left_x, 1), cy))
+                    points.append((round(box.x, 1), cy))
+            else:
+                points.append((round(left_x, 1), cy))
+                if right_x > left_x:
+                    points.append((round(right_x, 1), cy))
+        if flipped:
+            points.reverse()
+        routes.append(EdgeRoute(ids[s], ids[t], kind, tuple(points)))
+    width = column_x[-1] + column_width[-1] if layers else 0.0
+    return _Part(width, bottom, boxes, routes, len(layers), total - n)
+
+
+def _pack(parts: list[_Part]) -> tuple[list[tuple[float, float]], float, float]:
+    """Shelf packing: parts in rows no wider than a roughly 16:10 canvas allows."""
+    if not parts:
+        return [], 0.0, 0.0
+    area = sum((p.width + COMPONENT_GAP) * (p.height + COMPONENT_GAP) for p in parts)
+    row_width = max(max(p.width for p in parts), math.sqrt(area * 1.6))
+    offsets = []
+    x = y = row_height = 0.0
+    width = 0.0
+    for part in parts:
+        if x > 0 and x + part.width > row_width:
+            y += row_height + COMPONENT_GAP
+            x = row_height = 0.0
+        offsets.append((x, y))
+        width = max(width, x + part.width)
+        x += part.width + COMPONENT_GAP
+        row_height = max(row_height, part.height)
+    return offsets, width, y + row_height
+
+
+def layout_layered(graph: nx.DiGraph, *, origin: tuple[float, float] = (0.0, 0.0)) -> Layout:
+    """Lay the graph out left to right; coordinates start at `origin`."""
+    sizes = {node: node_size(data.get("label", node), data.get("type", "service"))
+             for node, data in graph.nodes(data=True)}
+    components = [sorted(c) for c in nx.weakly_connected_components(graph)]
+    components.sort(key=lambda c: (-len(c), c[0]))
+    parts = []
+    for component in components:
+        members = set(component)
+        edges = sorted((s, t, graph.edges[s, t].get("kind", "produces"))
+                       for s in component for t in graph.successors(s) if t in members)
+        parts.append(_layout_component(component, edges, sizes))
+    # big parts first, then by height: rows stay even
+    order = sorted(range(len(parts)), key=lambda i: (-parts[i].height, -parts[i].width, i))
+    parts = [parts[i] for i in order]
+    offsets, width, height = _pack(parts)
+    ox, oy = origin
+    nodes: dict[str, NodeBox] = {}
+    edges: list[EdgeRoute] = []
+    for part, (dx, dy) in zip(parts, offsets, strict=True):
+        for box in part.nodes.values():
+            nodes[box.id] = NodeBox(box.id, round(box.x + dx + ox, 1), round(box.y + dy + oy, 1),
+                                    box.width, box.height, box.lines)
+        for route in part.edges:
+            points = tuple((round(px + dx + ox, 1), round(py + dy + oy, 1))
+                           for px, py in route.points)
+            edges.append(EdgeRoute(route.source, route.target, route.kind, points))
+    edges.sort(key=lambda e: (e.source, e.target))
+    return Layout(width=round(width, 1), height=round(height, 1),
+                  nodes=dict(sorted(nodes.items())), edges=tuple(edges),
+                  layers=max((p.layers for p in parts), default=0),
+                  dummies=sum(p.dummies for p in parts))
