@@ -3,7 +3,7 @@ topics merged from every declaration, categories with colours, owners, flows. No
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from diagrams.slugs import entity_slug, sha1_hex
@@ -32,6 +32,18 @@ class ServiceState:
     updated_at: datetime | None = None
 
 
+def topic_normal(topic: dict) -> dict:
+    """A MessagingTopic as stored: every attribute present, nulls kept, flows de-duplicated."""
+    flows = topic.get("flows")
+    return {
+        "name": topic["name"],
+        "category": topic.get("category"),
+        "owner": topic.get("owner"),
+        "flows": list(dict.fromkeys(flows)) if flows is not None else None,
+        "extras": dict(topic.get("extras") or {}),
+    }
+
+
 def category_color(name: str | None) -> str:
     """A stable colour per category name; the neutral colour for none."""
     if not name:
@@ -57,6 +69,7 @@ def entity_ids(prefix: str, names: Iterable[str]) -> dict[str, str]:
 
 
 def service_id(slug: str) -> str:
+    """The entity id of a service."""
     return f"service--{slug}"
 
 
@@ -69,7 +82,9 @@ def merged_topics(services: list[ServiceState]) -> dict[str, dict]:
     updated declaration that sets them (a null never erases), flows united, extras merged
     key by key the same way; with its producers and consumers (service slugs)."""
     topics: dict[str, dict] = {}
-    ordered = sorted(services, key=lambda s: (s.updated_at or datetime.min, s.slug))
+    ordered = sorted(services, key=lambda s: (s.updated_at is not None,
+                                              s.updated_at.timestamp() if s.updated_at else 0.0,
+                                              s.slug))
     for service in ordered:
         for direction, declarations in (("producers", service.produces),
                                         ("consumers", service.consumes)):
@@ -92,7 +107,8 @@ def merged_topics(services: list[ServiceState]) -> dict[str, dict]:
 def project_entities(services: list[ServiceState]) -> dict:
     """ProjectEntities (CONTRACT 9): services, topics, categories, owners and flows, each
     keyed by entity id, with relationships in both directions."""
-    services = sorted(services, key=lambda s: s.slug)
+    services = sorted((replace(s, flows=tuple(_unique(s.flows))) for s in services),
+                      key=lambda s: s.slug)
     topics = merged_topics(services)
     topic_ids = entity_ids("messaging", topics)
     carriers = [*services, *({"category": t["category"], "owner": t["owner"],

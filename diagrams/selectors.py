@@ -3,6 +3,7 @@
 import uuid
 from datetime import datetime
 
+import networkx as nx
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
@@ -12,6 +13,9 @@ from archsvc.api.errors import BadRequest, NotFound, ProjectNotFound, ServiceNot
 from diagrams.entities import ServiceState, project_entities
 from diagrams.history import snapshot_changes
 from diagrams.models import Pin, Project, Service, ServiceSnapshot
+from diagrams.rendering.graph import graph_filter, project_graph
+from diagrams.rendering.layout import Layout, layout_layered
+from diagrams.rendering.svg import graph_origin
 from diagrams.slugs import is_project_id
 
 
@@ -166,3 +170,31 @@ def snapshot_fields(snapshot: ServiceSnapshot) -> dict:
         "category": snapshot.category, "owner": snapshot.owner, "flows": snapshot.flows,
         "consumes": snapshot.consumes, "produces": snapshot.produces, "extras": snapshot.extras,
     }
+
+
+# --- Graph renderings -----------------------------------------------------------------------
+
+
+def project_graph_view(*, project: Project, at: datetime | None, filtered_ids: list[str],
+                       depth: int | None) -> tuple[nx.DiGraph, Layout, dict]:
+    """The project's graph as of `at`, focused on `filtered_ids` within `depth` hops, and
+    its layout; plus the header texts. Category ids in a focus are the same as in
+    /entities (computed over the whole project)."""
+    graph = project_graph_only(project=project, at=at, filtered_ids=filtered_ids, depth=depth)
+    layout = layout_layered(graph, origin=graph_origin())
+    return graph, layout, {"title": project.name, "when": _when_label(project, at)}
+
+
+def project_graph_only(*, project: Project, at: datetime | None, filtered_ids: list[str],
+                       depth: int | None) -> nx.DiGraph:
+    """The project's graph as of `at`, focused when `filtered_ids` are given."""
+    graph, entities = project_graph(project_state(project=project, at=at))
+    if filtered_ids:
+        graph = graph_filter(graph, entities, filtered_ids, depth if depth is not None else 1)
+    return graph
+
+
+def _when_label(project: Project, at: datetime | None) -> str:
+    if at is not None and not _is_current(at):
+        return f"As of {at:%Y-%m-%d %H:%M:%S} UTC"
+    return f"Current state · last change {project.updated_at:%Y-%m-%d %H:%M} UTC"

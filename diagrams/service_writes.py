@@ -9,22 +9,11 @@ from django.utils import timezone
 
 from accounts.actors import Actor
 from archsvc.api.errors import Conflict, ProjectNotFound, ServiceNameConflict, ServiceNotFound
+from diagrams.entities import topic_normal
 from diagrams.models import Project, Service, ServiceSnapshot
 from diagrams.slugs import is_project_id, service_slug
 
 NULLABLE = ("description", "category", "owner", "flows", "extras")
-
-
-def topic_normal(topic: dict) -> dict:
-    """A MessagingTopic as stored: every attribute present, nulls kept, flows de-duplicated."""
-    flows = topic.get("flows")
-    return {
-        "name": topic["name"],
-        "category": topic.get("category"),
-        "owner": topic.get("owner"),
-        "flows": list(dict.fromkeys(flows)) if flows is not None else None,
-        "extras": dict(topic.get("extras") or {}),
-    }
 
 
 def _fields(data: dict, base: dict | None = None) -> dict:

@@ -18,7 +18,6 @@ Pure: a networkx graph and label sizes in, coordinates out. Deterministic.
 
 import heapq
 import math
-from bisect import bisect_left
 from collections import deque
 from dataclasses import dataclass
 
@@ -38,6 +37,7 @@ NODE_GAP = 14.0  # between two nodes of a layer
 DUMMY_GAP = 7.0  # next to a dummy (a long edge passing through the layer)
 LAYER_GAP = 64.0  # between two columns
 COMPONENT_GAP = 48.0
+SECOND_START_LIMIT = 6000  # nodes and dummies: above this, one start keeps big graphs fast
 
 
 @dataclass(frozen=True)
@@ -218,6 +218,27 @@ def _gap_crossings(pairs: np.ndarray) -> int:
     return total
 
 
+def _pair_counts(a: list[int], b: list[int]) -> tuple[int, int]:
+    """For sorted neighbour positions of u (`a`) and v (`b`): crossings with u left of v
+    (pairs a > b) and with v left of u (pairs b > a)."""
+    if not a or not b:
+        return 0, 0
+    if len(a) == 1 and len(b) == 1:
+        x, y = a[0], b[0]
+        return (1, 0) if x > y else ((0, 1) if y > x else (0, 0))
+    greater = smaller = 0
+    lo = hi = 0
+    nb = len(b)
+    for x in a:
+        while lo < nb and b[lo] < x:
+            lo += 1
+        while hi < nb and b[hi] <= x:
+            hi += 1
+        greater += lo  # b below x
+        smaller += nb - hi  # b above x
+    return greater, smaller
+
+
 class _Ordering:
     """Orders of every layer, with the neighbour lists that crossing reduction needs."""
 
@@ -258,31 +279,27 @@ class _Ordering:
             for i, v in enumerate(ordered):
                 pos[v] = i
 
-    def _pair_crossings(self, u: int, v: int) -> int:
-        """Crossings of u's and v's edges when u is left of v."""
-        pos = self.pos
-        count = 0
-        for side in (self.up, self.down):
-            mine, theirs = side[u], side[v]
-            if not mine or not theirs:
-                continue
-            theirs_sorted = sorted(pos[b] for b in theirs)
-            for a in mine:
-                count += bisect_left(theirs_sorted, pos[a])
-        return count
-
-    def transpose(self, max_passes: int) -> None:
-        """Swap neighbours in a layer while that removes crossings."""
+    def transpose(self, max_passes: int, *, equal_swaps: bool = False) -> None:
+        """Swap neighbours in a layer while that removes crossings (or, with `equal_swaps`,
+        does not add any: dot's way out of plateaus). Positions in the adjacent layers do
+        not move meanwhile, so each node's neighbour positions are sorted once."""
         pos = self.pos
         for nodes in self.layers:
+            if len(nodes) < 2:
+                continue
+            ups = {v: sorted(pos[u] for u in self.up[v]) for v in nodes}
+            downs = {v: sorted(pos[w] for w in self.down[v]) for v in nodes}
             for _ in range(max_passes):
                 improved = False
                 for i in range(len(nodes) - 1):
                     u, v = nodes[i], nodes[i + 1]
-                    if self._pair_crossings(v, u) < self._pair_crossings(u, v):
+                    uv_up, vu_up = _pair_counts(ups[u], ups[v])
+                    uv_down, vu_down = _pair_counts(downs[u], downs[v])
+                    before, after = uv_up + uv_down, vu_up + vu_down
+                    if after < before or (equal_swaps and after == before and before > 0):
                         nodes[i], nodes[i + 1] = v, u
                         pos[u], pos[v] = i + 1, i
-                        improved = True
+                        improved = improved or after < before
                 if not improved:
                     break
 
@@ -296,12 +313,15 @@ class _Ordering:
                 self.pos[v] = index
 
 
-def _initial_layers(count: int, layer: list[int], down: list[list[int]]) -> list[list[int]]:
-    """Depth-first order from the first layer: a start that already keeps chains together."""
+def _initial_layers(count: int, layer: list[int], down: list[list[int]],
+                    from_last: bool = False) -> list[list[int]]:
+    """Depth-first order from the first layer along out-edges (or from the last layer along
+    in-edges): a start that already keeps chains together."""
     depth = max(layer) + 1 if layer else 0
     layers: list[list[int]] = [[] for _ in range(depth)]
     seen = [False] * count
-    for root in sorted(range(count), key=lambda v: (layer[v], v)):
+    roots = sorted(range(count), key=lambda v: (-layer[v] if from_last else layer[v], v))
+    for root in roots:
         if seen[root]:
             continue
         stack = [root]
@@ -315,7 +335,17 @@ def _initial_layers(count: int, layer: list[int], down: list[list[int]]) -> list
     return layers
 
 
-def _order(layers: list[list[int]], up, down, budget: int) -> _Ordering:
+def _order(count: int, layer: list[int], up, down) -> _Ordering:
+    """Crossing reduction from two starts (as dot does), keeping the better."""
+    first = _order_from(_initial_layers(count, layer, down), up, down, budget=count)
+    if count > SECOND_START_LIMIT or first.crossings() == 0:
+        return first
+    second = _order_from(_initial_layers(count, layer, up, from_last=True), up, down,
+                         budget=count)
+    return first if first.crossings() <= second.crossings() else second
+
+
+def _order_from(layers: list[list[int]], up, down, budget: int) -> _Ordering:
     ordering = _Ordering(layers, up, down)
     best = ordering.crossings()
     best_layers = ordering.snapshot()
@@ -323,7 +353,7 @@ def _order(layers: list[list[int]], up, down, budget: int) -> _Ordering:
     passes = 4 if budget > 20000 else 8
     for iteration in range(24):
         ordering.sweep(downward=iteration % 2 == 0)
-        ordering.transpose(passes)
+        ordering.transpose(passes, equal_swaps=iteration % 4 >= 2)
         crossings = ordering.crossings()
         if crossings < best:
             best, best_layers, stale = crossings, ordering.snapshot(), 0
@@ -479,7 +509,7 @@ def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
         chains.append(chain)
     total = len(heights)
 
-    ordering = _order(_initial_layers(total, layer, down), up, down, budget=total)
+    ordering = _order(total, layer, up, down)
     layers = ordering.layers
     y = _coordinates(layers, up, down, heights, dummy)
 

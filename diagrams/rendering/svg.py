@@ -1,0 +1,142 @@
+"""Layout -> SVG (svgwrite). Services are rectangles, topics rounded rectangles with fully
+round ends, edges smooth curves with arrowheads, colours by category with a legend, and a
+header with the project's name and time. User text only ever reaches text nodes and
+<title> elements, escaped by the XML writer; never an attribute that runs or loads."""
+
+import networkx as nx
+import svgwrite
+
+from diagrams.entities import NEUTRAL
+from diagrams.rendering.layout import FONT_SIZE, LINE_HEIGHT, EdgeRoute, Layout
+from diagrams.rendering.text import FONT_FAMILY, text_width
+
+HEADER_HEIGHT = 56.0
+MARGIN = 24.0
+TEXT_COLOR = "#111827"
+MUTED = "#6b7280"
+EDGE_COLOR = "#94a3b8"
+SERVICE_STROKE = "#374151"
+TOPIC_STROKE = "#4b5563"
+
+STYLE = f"""
+svg {{ font-family: {FONT_FAMILY}; }}
+.node text {{ font-size: {FONT_SIZE:g}px; fill: {TEXT_COLOR}; }}
+.node rect {{ stroke-width: 1.2; }}
+.service rect {{ stroke: {SERVICE_STROKE}; }}
+.messaging rect {{ stroke: {TOPIC_STROKE}; stroke-dasharray: 4 2; }}
+.edge {{ fill: none; stroke: {EDGE_COLOR}; stroke-width: 1.2; }}
+.edge.consumes {{ stroke: #7c8ba1; }}
+.header .title {{ font-size: 18px; font-weight: 600; fill: {TEXT_COLOR}; }}
+.header .when, .legend text {{ font-size: 12px; fill: {MUTED}; }}
+.empty {{ font-size: 14px; fill: {MUTED}; }}
+"""
+
+
+def graph_origin() -> tuple[float, float]:
+    """Where the layout starts, so that the JSON and the SVG share coordinates."""
+    return MARGIN, HEADER_HEIGHT + MARGIN
+
+
+def _edge_path(points: tuple[tuple[float, float], ...]) -> str:
+    """A smooth curve through the points: straight where level, an S-bend (horizontal
+    tangents at both ends) where the height changes."""
+    (x0, y0), rest = points[0], points[1:]
+    commands = [f"M{x0:g},{y0:g}"]
+    for x1, y1 in rest:
+        if abs(y1 - y0) < 0.05:
+            commands.append(f"L{x1:g},{y1:g}")
+        else:
+            mid = (x0 + x1) / 2
+            commands.append(f"C{mid:g},{y0:g} {mid:g},{y1:g} {x1:g},{y1:g}")
+        x0, y0 = x1, y1
+    return " ".join(commands)
+
+
+def _legend_items(graph: nx.DiGraph) -> list[tuple[str, str]]:
+    categories = {}
+    for _, data in graph.nodes(data=True):
+        if data.get("category"):
+            categories[data["category"]] = data["color"]
+    items = sorted(categories.items())
+    if any(not data.get("category") for _, data in graph.nodes(data=True)):
+        items.append(("no category", NEUTRAL))
+    return items
+
+
+def _legend_width(legend: list[tuple[str, str]]) -> float:
+    return sum(text_width(name, 12) + 34 for name, _ in legend)
+
+
+def svg_size(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) -> tuple[float, float]:
+    """The canvas: the layout, the header and the legend, with margins."""
+    header_width = max(text_width(title, 18), text_width(when, 12)) + 40
+    width = max(layout.width + 2 * MARGIN,
+                header_width + _legend_width(_legend_items(graph)) + 2 * MARGIN, 320.0)
+    height = max(layout.height + HEADER_HEIGHT + 2 * MARGIN, HEADER_HEIGHT + 80)
+    return round(width, 1), round(height, 1)
+
+
+def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) -> str:
+    """The SVG of a laid-out graph, with a header (`title`, `when`) and a legend."""
+    legend = _legend_items(graph)
+    legend_width = _legend_width(legend)
+    width, height = svg_size(graph, layout, title=title, when=when)
+    drawing = svgwrite.Drawing(size=(f"{width:g}", f"{height:g}"), profile="full", debug=False)
+    drawing.viewbox(0, 0, width, height)
+    drawing.attribs["role"] = "img"
+    drawing.attribs["aria-label"] = f"Architecture of {title}"
+    drawing.defs.add(drawing.style(STYLE))
+    marker = drawing.marker(id="arrow", insert=(8, 5), size=(8, 10), orient="auto",
+                            markerUnits="userSpaceOnUse")
+    marker.viewbox(0, 0, 10, 10)
+    marker.add(drawing.path(d="M0,0 L10,5 L0,10 z", fill="#64748b"))
+    drawing.defs.add(marker)
+    drawing.add(drawing.rect(insert=(0, 0), size=(width, height), fill="#ffffff"))
+
+    header = drawing.g(class_="header")
+    header.add(drawing.text(title, insert=(MARGIN, MARGIN + 12), class_="title"))
+    header.add(drawing.text(when, insert=(MARGIN, MARGIN + 30), class_="when"))
+    x = width - MARGIN - legend_width
+    legend_group = drawing.g(class_="legend")
+    for name, color in legend:
+        legend_group.add(drawing.rect(insert=(x, MARGIN + 2), size=(12, 12), rx=2, fill=color,
+                                      stroke="#9ca3af"))
+        legend_group.add(drawing.text(name, insert=(x + 17, MARGIN + 12)))
+        x += text_width(name, 12) + 34
+    header.add(legend_group)
+    drawing.add(header)
+
+    edges = drawing.g(class_="edges")
+    for route in layout.edges:
+        edges.add(_edge(drawing, route))
+    drawing.add(edges)
+
+    nodes = drawing.g(class_="nodes")
+    for node_id, box in layout.nodes.items():
+        data = graph.nodes[node_id]
+        kind = data.get("type", "service")
+        group = drawing.g(class_=f"node {kind}", **{"data-entity-id": node_id})
+        tooltip = [data.get("label", node_id)]
+        tooltip.append(f"category: {data.get('category') or 'none'}")
+        tooltip.append(f"owner: {data.get('owner') or 'none'}")
+        group.set_desc(title="\n".join(tooltip))
+        radius = box.height / 2 if kind == "messaging" else 3
+        group.add(drawing.rect(insert=(box.x, box.y), size=(box.width, box.height), rx=radius,
+                               ry=radius, fill=data.get("color", NEUTRAL)))
+        first = box.y + box.height / 2 - (len(box.lines) - 1) * LINE_HEIGHT / 2 + FONT_SIZE * 0.35
+        for index, line in enumerate(box.lines):
+            baseline = first + index * LINE_HEIGHT
+            group.add(drawing.text(line, insert=(box.x + box.width / 2, baseline),
+                                   text_anchor="middle"))
+        nodes.add(group)
+    drawing.add(nodes)
+    if not layout.nodes:
+        drawing.add(drawing.text("Nothing to show yet.", insert=(MARGIN, HEADER_HEIGHT + 40),
+                                 class_="empty"))
+    return drawing.tostring()
+
+
+def _edge(drawing: svgwrite.Drawing, route: EdgeRoute):
+    return drawing.path(d=_edge_path(route.points), class_=f"edge {route.kind}",
+                        marker_end="url(#arrow)",
+                        **{"data-source": route.source, "data-target": route.target})
