@@ -3,6 +3,7 @@
 
 import logging
 import math
+import re
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import SuspiciousOperation
@@ -155,15 +156,26 @@ def _rejected_value(data, field: str):
     return current
 
 
+_UNENCODABLE = re.compile("[\ud800-\udfff]")
+
+
+def _printable(text: str) -> str:
+    """Client text echoed in an error body: lone surrogates cannot be encoded as UTF-8."""
+    return _UNENCODABLE.sub("\ufffd", text)
+
+
 def validation_response(detail, data=None, *, code="validation_failed") -> Response:
     violations = _violations(detail)
     for violation in violations:
+        violation["field"] = _printable(violation["field"])
+        violation["message"] = _printable(violation["message"])
         if data is not None and violation["field"] != "body":
             value = _rejected_value(data, violation["field"])
             if isinstance(value, (str, int, float, bool)) and not (
                 isinstance(value, str) and len(value) > 1000
             ):
-                violation["rejectedValue"] = value
+                violation["rejectedValue"] = _printable(value) if isinstance(value, str) \
+                    else value
     body = {
         "status": 400,
         "code": code,

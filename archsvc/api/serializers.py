@@ -1,6 +1,8 @@
 """Serializer bases of the API: request objects reject unknown properties at every depth
 (spec: "Request objects reject unknown properties"), a violation per property."""
 
+import re
+
 from rest_framework import serializers
 
 
@@ -22,14 +24,24 @@ class StrictSerializer(serializers.Serializer):
         return value
 
 
+# C0 controls other than tab, newline and carriage return, DEL, lone surrogates and the two
+# non-characters: none is valid in XML or encodable in UTF-8, so none may be stored.
+FORBIDDEN_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+
+
+def check_text(value: str) -> None:
+    if FORBIDDEN_TEXT.search(value):
+        raise serializers.ValidationError("Text may not contain control characters.")
+
+
 class StrictCharField(serializers.CharField):
-    """A JSON string and nothing else (DRF would turn 12 into "12")."""
+    """A JSON string and nothing else (DRF would turn 12 into "12"), without control
+    characters or lone surrogates."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid")
-        if "\x00" in data:
-            raise serializers.ValidationError("Text may not contain NUL characters.")
+        check_text(data)
         return super().to_internal_value(data)
 
 

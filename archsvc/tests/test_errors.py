@@ -105,3 +105,20 @@ def test_security_headers_on_api_and_pages(api):
         assert response["X-Frame-Options"] == "DENY"
         assert response["X-Content-Type-Options"] == "nosniff"
         assert response["X-Request-Id"]
+
+
+@pytest.mark.parametrize("raw", ['"\\ud800x"', '"bell\\u0007"', '"esc\\u001b[31m"'])
+def test_text_that_cannot_be_stored_or_drawn_is_a_violation(api, raw):
+    body = '{"name": ' + raw + ', "description": ""}'
+    response = api.post("/v1/projects", body, content_type="application/json")
+    assert response.status_code == 400
+    assert [v["field"] for v in response.json()["violations"]][0] == "name"
+    assert api.get("/v1/projects").json()["total"] == 0
+
+
+@pytest.mark.urls("archsvc.tests.urls_faulty")
+def test_unknown_property_named_with_a_lone_surrogate_is_a_violation(api):
+    response = api.post("/v1/_test/echo", '{"name": "ok", "\\ud800": 1}',
+                        content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["violations"][0]["field"] == "\ufffd"

@@ -3,7 +3,12 @@
 from rest_framework import serializers
 
 from archsvc.api.params import iso
-from archsvc.api.serializers import StrictBooleanField, StrictCharField, StrictSerializer
+from archsvc.api.serializers import (
+    FORBIDDEN_TEXT,
+    StrictBooleanField,
+    StrictCharField,
+    StrictSerializer,
+)
 from diagrams.models import Pin, Project
 from diagrams.slugs import PROJECT_ID_RE
 
@@ -102,6 +107,9 @@ class ExtrasField(serializers.DictField):
         for key in data:
             if len(key) > 100:
                 errors[key] = ["Keys must be at most 100 characters."]
+            elif FORBIDDEN_TEXT.search(key):
+                errors[key.encode("utf-8", "replace").decode("utf-8")] = [
+                    "Keys may not contain control characters."]
         if errors:
             raise serializers.ValidationError(errors)
         return super().to_internal_value(data)

@@ -2,7 +2,6 @@
 
 import networkx as nx
 
-from diagrams.entities import entity_ids
 from diagrams.rendering.layout import Layout
 
 
@@ -27,11 +26,10 @@ def project_graph_json(graph: nx.DiGraph, layout: Layout, *, project_id: str, at
     categories = {}
     for _, data in graph.nodes(data=True):
         if data.get("category"):
-            categories[data["category"]] = data["color"]
-    category_ids = entity_ids("category", sorted(categories))
+            categories[data["category"]] = (data["category_id"], data["color"])
     return {
         "projectId": project_id, "at": at, "filteredIds": filtered_ids, "depth": depth,
         "width": width, "height": height, "nodes": nodes, "edges": edges,
-        "categories": [{"id": category_ids[name], "name": name, "color": color}
-                       for name, color in sorted(categories.items())],
+        "categories": [{"id": category_id, "name": name, "color": color}
+                       for name, (category_id, color) in sorted(categories.items())],
     }

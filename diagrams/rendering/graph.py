@@ -1,7 +1,8 @@
 """Project state -> a networkx graph, and the focus filter of CONTRACT 10.
 
 Nodes are services and topics, keyed by entity id, with attributes `type` ("service" or
-"messaging"), `label`, `category`, `owner`, `flows` and `color`. Edges follow the data:
+"messaging"), `label`, `category` (and its project-wide `category_id`), `owner`, `flows` and
+`color`. Edges follow the data:
 service -> topic for produces (`kind="produces"`), topic -> service for consumes."""
 
 import re
@@ -23,12 +24,12 @@ def project_graph(services: list[ServiceState]) -> tuple[nx.DiGraph, dict]:
     graph = nx.DiGraph()
     for sid, service in entities["services"].items():
         graph.add_node(sid, type="service", label=service["name"], category=service["category"],
-                       owner=service["owner"], flows=tuple(service["flows"]),
-                       color=category_color(service["category"]))
+                       category_id=service["categoryId"], owner=service["owner"],
+                       flows=tuple(service["flows"]), color=category_color(service["category"]))
     for tid, topic in entities["topics"].items():
         graph.add_node(tid, type="messaging", label=topic["name"], category=topic["category"],
-                       owner=topic["owner"], flows=tuple(topic["flows"]),
-                       color=category_color(topic["category"]))
+                       category_id=topic["categoryId"], owner=topic["owner"],
+                       flows=tuple(topic["flows"]), color=category_color(topic["category"]))
     for sid, service in entities["services"].items():
         for tid in service["produces"]:
             graph.add_edge(sid, tid, kind="produces")

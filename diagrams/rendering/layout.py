@@ -1,7 +1,7 @@
 """A layered (Sugiyama) layout, left to right.
 
-1. Cycles are broken by reversing the edges that point backwards in an Eades-Lin-Smyth
-   greedy order (a small feedback arc set, found in linear time).
+1. Cycles are broken by reversing the back edges of a depth-first search (a small
+   feedback arc set, found in linear time).
 2. Layers: longest path, then every node moves within its slack to the layer that shortens
    its edges most (a cheap approximation of dot's network simplex), so drawings stay compact
    and long edges are few.
@@ -16,7 +16,6 @@
 Pure: a networkx graph and label sizes in, coordinates out. Deterministic.
 """
 
-import heapq
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ NODE_GAP = 14.0  # between two nodes of a layer
 DUMMY_GAP = 7.0  # next to a dummy (a long edge passing through the layer)
 LAYER_GAP = 64.0  # between two columns
 COMPONENT_GAP = 48.0
-SECOND_START_LIMIT = 6000  # nodes and dummies: above this, one start keeps big graphs fast
+SECOND_START_LIMIT = 12000  # nodes and dummies: above this, one start keeps big graphs fast
 
 
 @dataclass(frozen=True)
@@ -82,58 +81,47 @@ def node_size(label: str, node_type: str) -> tuple[float, float, tuple[str, ...]
 # --- 1. cycle breaking -----------------------------------------------------------------------
 
 
-def _greedy_order(n: int, succ: list[list[int]], pred: list[list[int]]) -> list[int]:
-    """Eades-Lin-Smyth: sinks go right, sources go left, otherwise the node with the largest
-    out-degree minus in-degree goes left. Edges pointing backwards in the order form a small
-    feedback arc set."""
-    outdeg = [len(s) for s in succ]
-    indeg = [len(p) for p in pred]
-    removed = [False] * n
-    left: list[int] = []
-    right: list[int] = []
-    sinks = deque(v for v in range(n) if outdeg[v] == 0)
-    sources = deque(v for v in range(n) if indeg[v] == 0 and outdeg[v] > 0)
-    heap = [(indeg[v] - outdeg[v], v) for v in range(n)]
-    heapq.heapify(heap)
-    remaining = n
-
-    def remove(v: int) -> None:
-        nonlocal remaining
-        removed[v] = True
-        remaining -= 1
-        for u in pred[v]:
-            if not removed[u]:
-                outdeg[u] -= 1
-                if outdeg[u] == 0:
-                    sinks.append(u)
-                else:
-                    heapq.heappush(heap, (indeg[u] - outdeg[u], u))
-        for w in succ[v]:
-            if not removed[w]:
-                indeg[w] -= 1
-                if indeg[w] == 0:
-                    sources.append(w)
-                else:
-                    heapq.heappush(heap, (indeg[w] - outdeg[w], w))
-
-    while remaining:
-        while sinks:
-            v = sinks.popleft()
-            if not removed[v]:
-                right.append(v)
-                remove(v)
-        while sources:
-            v = sources.popleft()
-            if not removed[v]:
-                left.append(v)
-                remove(v)
-        while heap and remaining:
-            key, v = heapq.heappop(heap)
-            if not removed[v] and key == indeg[v] - outdeg[v]:
-                left.append(v)
-                remove(v)
-                break
-    return left + right[::-1]
+def _acyclic_order(n: int, succ: list[list[int]]) -> list[int]:
+    """An order of the nodes in which only the back edges of a depth-first search point
+    backwards: a small feedback arc set (2-8% of the edges on the benchmark graphs). We
+    measured Eades-Lin-Smyth's greedy order too: it reverses half as many edges, but the
+    drawings it leads to had up to 60% more crossings, as it breaks up chains."""
+    state = [0] * n  # 0 new, 1 on the stack, 2 done
+    back: set[tuple[int, int]] = set()
+    children = [sorted(s) for s in succ]
+    for root in range(n):
+        if state[root]:
+            continue
+        state[root] = 1
+        stack = [(root, 0)]
+        while stack:
+            v, i = stack[-1]
+            if i == len(children[v]):
+                state[v] = 2
+                stack.pop()
+                continue
+            stack[-1] = (v, i + 1)
+            w = children[v][i]
+            if state[w] == 1:
+                back.add((v, w))
+            elif state[w] == 0:
+                state[w] = 1
+                stack.append((w, 0))
+    indeg = [0] * n
+    forward = [[w for w in children[v] if (v, w) not in back] for v in range(n)]
+    for v in range(n):
+        for w in forward[v]:
+            indeg[w] += 1
+    queue = deque(v for v in range(n) if indeg[v] == 0)
+    order = []
+    while queue:
+        v = queue.popleft()
+        order.append(v)
+        for w in forward[v]:
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                queue.append(w)
+    return order
 
 
 # --- 2. layering -----------------------------------------------------------------------------
@@ -243,7 +231,7 @@ class _Ordering:
     """Orders of every layer, with the neighbour lists that crossing reduction needs."""
 
     def __init__(self, layers: list[list[int]], up: list[list[int]], down: list[list[int]]):
-        self.layers = layers
+        self.layers = [list(nodes) for nodes in layers]
         self.up = up
         self.down = down
         self.pos = [0] * len(up)
@@ -283,23 +271,43 @@ class _Ordering:
         """Swap neighbours in a layer while that removes crossings (or, with `equal_swaps`,
         does not add any: dot's way out of plateaus). Positions in the adjacent layers do
         not move meanwhile, so each node's neighbour positions are sorted once."""
-        pos = self.pos
+        pos, up, down = self.pos, self.up, self.down
+        pair_counts = _pair_counts
         for nodes in self.layers:
-            if len(nodes) < 2:
+            size = len(nodes)
+            if size < 2:
                 continue
-            ups = {v: sorted(pos[u] for u in self.up[v]) for v in nodes}
-            downs = {v: sorted(pos[w] for w in self.down[v]) for v in nodes}
+            ups = {}
+            downs = {}
+            for v in nodes:
+                neighbours = up[v]
+                ups[v] = [pos[neighbours[0]]] if len(neighbours) == 1 else \
+                    sorted(pos[u] for u in neighbours)
+                neighbours = down[v]
+                downs[v] = [pos[neighbours[0]]] if len(neighbours) == 1 else \
+                    sorted(pos[w] for w in neighbours)
             for _ in range(max_passes):
                 improved = False
-                for i in range(len(nodes) - 1):
+                for i in range(size - 1):
                     u, v = nodes[i], nodes[i + 1]
-                    uv_up, vu_up = _pair_counts(ups[u], ups[v])
-                    uv_down, vu_down = _pair_counts(downs[u], downs[v])
-                    before, after = uv_up + uv_down, vu_up + vu_down
+                    a, b = ups[u], ups[v]
+                    if len(a) == 1 and len(b) == 1:
+                        before, after = int(a[0] > b[0]), int(b[0] > a[0])
+                    else:
+                        before, after = pair_counts(a, b)
+                    a, b = downs[u], downs[v]
+                    if len(a) == 1 and len(b) == 1:
+                        before += a[0] > b[0]
+                        after += b[0] > a[0]
+                    else:
+                        x, y = pair_counts(a, b)
+                        before += x
+                        after += y
                     if after < before or (equal_swaps and after == before and before > 0):
                         nodes[i], nodes[i + 1] = v, u
                         pos[u], pos[v] = i + 1, i
-                        improved = improved or after < before
+                        if after < before:
+                            improved = True
                 if not improved:
                     break
 
@@ -313,14 +321,15 @@ class _Ordering:
                 self.pos[v] = index
 
 
-def _initial_layers(count: int, layer: list[int], down: list[list[int]],
-                    from_last: bool = False) -> list[list[int]]:
-    """Depth-first order from the first layer along out-edges (or from the last layer along
-    in-edges): a start that already keeps chains together."""
+def _depth_first_layers(count: int, layer: list[int], up: list[list[int]],
+                        down: list[list[int]], from_sinks: bool = False) -> list[list[int]]:
+    """Depth-first from the first layer along out-edges (or from the last along in-edges):
+    a start that keeps chains together."""
     depth = max(layer) + 1 if layer else 0
     layers: list[list[int]] = [[] for _ in range(depth)]
     seen = [False] * count
-    roots = sorted(range(count), key=lambda v: (-layer[v] if from_last else layer[v], v))
+    forward = up if from_sinks else down
+    roots = sorted(range(count), key=lambda v: (-layer[v] if from_sinks else layer[v], v))
     for root in roots:
         if seen[root]:
             continue
@@ -331,40 +340,79 @@ def _initial_layers(count: int, layer: list[int], down: list[list[int]],
                 continue
             seen[v] = True
             layers[layer[v]].append(v)
-            stack.extend(sorted(down[v], reverse=True))
+            stack.extend(sorted(forward[v], reverse=True))
     return layers
 
 
+def _breadth_first_layers(count: int, layer: list[int], up: list[list[int]],
+                          down: list[list[int]], from_sinks: bool = False) -> list[list[int]]:
+    """dot's start: breadth-first over all neighbours from the nodes with no in-edges (or
+    no out-edges), each node placed in its layer when first reached."""
+    depth = max(layer) + 1 if layer else 0
+    layers: list[list[int]] = [[] for _ in range(depth)]
+    seen = [False] * count
+    for root in range(count):
+        if seen[root] or (down[root] if from_sinks else up[root]):
+            continue
+        seen[root] = True
+        queue = deque([root])
+        while queue:
+            v = queue.popleft()
+            layers[layer[v]].append(v)
+            for w in (*up[v], *down[v]) if from_sinks else (*down[v], *up[v]):
+                if not seen[w]:
+                    seen[w] = True
+                    queue.append(w)
+    for v in range(count):  # only cycles can leave nodes unreached; the graph is acyclic
+        if not seen[v]:
+            layers[layer[v]].append(v)
+    return layers
+
+
+MAX_ITERATIONS = 24
+MIN_QUIT = 8  # iterations without a real gain before a try stops
+CONVERGENCE = 0.995
+
+
 def _order(count: int, layer: list[int], up, down) -> _Ordering:
-    """Crossing reduction from two starts (as dot does), keeping the better."""
-    first = _order_from(_initial_layers(count, layer, down), up, down, budget=count)
-    if count > SECOND_START_LIMIT or first.crossings() == 0:
-        return first
-    second = _order_from(_initial_layers(count, layer, up, from_last=True), up, down,
-                         budget=count)
-    return first if first.crossings() <= second.crossings() else second
+    """dot's mincross: a try from each of two starts, then a try continuing from the best;
+    each try alternates median sweeps (down, up) with transpositions and keeps the best."""
+    best_layers: list[list[int]] | None = None
+    best = math.inf
+    starts = [(_depth_first_layers, False)]
+    if count <= SECOND_START_LIMIT:
+        starts += [(_depth_first_layers, True), (_breadth_first_layers, False),
+                   (_breadth_first_layers, True)]
+    for start, from_sinks in starts:
+        ordering = _Ordering(start(count, layer, up, down, from_sinks), up, down)
+        crossings, layers = _improve(ordering)
+        if crossings < best:
+            best, best_layers = crossings, layers
+        if best == 0:
+            break
+    ordering = _Ordering(best_layers, up, down)
+    if best > 0 and count <= SECOND_START_LIMIT:
+        crossings, layers = _improve(ordering)
+        ordering.restore(layers if crossings < best else best_layers)
+    return ordering
 
 
-def _order_from(layers: list[list[int]], up, down, budget: int) -> _Ordering:
-    ordering = _Ordering(layers, up, down)
+def _improve(ordering: _Ordering) -> tuple[int, list[list[int]]]:
     best = ordering.crossings()
     best_layers = ordering.snapshot()
     stale = 0
-    passes = 4 if budget > 20000 else 8
-    for iteration in range(24):
+    for iteration in range(MAX_ITERATIONS):
+        if best == 0 or stale >= MIN_QUIT:
+            break
         ordering.sweep(downward=iteration % 2 == 0)
-        ordering.transpose(passes, equal_swaps=iteration % 4 >= 2)
+        ordering.transpose(8, equal_swaps=iteration % 4 >= 2)
         crossings = ordering.crossings()
-        if crossings < best:
-            best, best_layers, stale = crossings, ordering.snapshot(), 0
+        if crossings <= best:
+            stale = 0 if crossings < CONVERGENCE * best else stale + 1
+            best, best_layers = crossings, ordering.snapshot()
         else:
             stale += 1
-            if stale >= (3 if budget > 20000 else 5):
-                break
-        if best == 0:
-            break
-    ordering.restore(best_layers)
-    return ordering
+    return best, best_layers
 
 
 # --- 5. coordinates --------------------------------------------------------------------------
@@ -473,7 +521,7 @@ def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
     for s, t, _ in pairs:
         succ[s].append(t)
         pred[t].append(s)
-    rank = {v: i for i, v in enumerate(_greedy_order(n, succ, pred))}
+    rank = {v: i for i, v in enumerate(_acyclic_order(n, succ))}
     # edges in layering direction: (a, b) with a before b; `flipped` when reversed
     directed = [(s, t, False) if rank[s] < rank[t] else (t, s, True) for s, t, _ in pairs]
     dsucc: list[list[int]] = [[] for _ in range(n)]

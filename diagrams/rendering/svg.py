@@ -3,6 +3,8 @@ round ends, edges smooth curves with arrowheads, colours by category with a lege
 header with the project's name and time. User text only ever reaches text nodes and
 <title> elements, escaped by the XML writer; never an attribute that runs or loads."""
 
+import re
+
 import networkx as nx
 import svgwrite
 
@@ -30,6 +32,14 @@ svg {{ font-family: {FONT_FAMILY}; }}
 .header .when, .legend text {{ font-size: 12px; fill: {MUTED}; }}
 .empty {{ font-size: 14px; fill: {MUTED}; }}
 """
+
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """Text as XML 1.0 can carry it: characters it forbids become U+FFFD."""
+    return _NOT_XML.sub("\ufffd", text)
 
 
 def graph_origin() -> tuple[float, float]:
@@ -84,7 +94,7 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
     drawing = svgwrite.Drawing(size=(f"{width:g}", f"{height:g}"), profile="full", debug=False)
     drawing.viewbox(0, 0, width, height)
     drawing.attribs["role"] = "img"
-    drawing.attribs["aria-label"] = f"Architecture of {title}"
+    drawing.attribs["aria-label"] = xml_text(f"Architecture of {title}")
     drawing.defs.add(drawing.style(STYLE))
     marker = drawing.marker(id="arrow", insert=(8, 5), size=(8, 10), orient="auto",
                             markerUnits="userSpaceOnUse")
@@ -94,14 +104,14 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
     drawing.add(drawing.rect(insert=(0, 0), size=(width, height), fill="#ffffff"))
 
     header = drawing.g(class_="header")
-    header.add(drawing.text(title, insert=(MARGIN, MARGIN + 12), class_="title"))
-    header.add(drawing.text(when, insert=(MARGIN, MARGIN + 30), class_="when"))
+    header.add(drawing.text(xml_text(title), insert=(MARGIN, MARGIN + 12), class_="title"))
+    header.add(drawing.text(xml_text(when), insert=(MARGIN, MARGIN + 30), class_="when"))
     x = width - MARGIN - legend_width
     legend_group = drawing.g(class_="legend")
     for name, color in legend:
         legend_group.add(drawing.rect(insert=(x, MARGIN + 2), size=(12, 12), rx=2, fill=color,
                                       stroke="#9ca3af"))
-        legend_group.add(drawing.text(name, insert=(x + 17, MARGIN + 12)))
+        legend_group.add(drawing.text(xml_text(name), insert=(x + 17, MARGIN + 12)))
         x += text_width(name, 12) + 34
     header.add(legend_group)
     drawing.add(header)
@@ -119,14 +129,14 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
         tooltip = [data.get("label", node_id)]
         tooltip.append(f"category: {data.get('category') or 'none'}")
         tooltip.append(f"owner: {data.get('owner') or 'none'}")
-        group.set_desc(title="\n".join(tooltip))
+        group.set_desc(title=xml_text("\n".join(tooltip)))
         radius = box.height / 2 if kind == "messaging" else 3
         group.add(drawing.rect(insert=(box.x, box.y), size=(box.width, box.height), rx=radius,
                                ry=radius, fill=data.get("color", NEUTRAL)))
         first = box.y + box.height / 2 - (len(box.lines) - 1) * LINE_HEIGHT / 2 + FONT_SIZE * 0.35
         for index, line in enumerate(box.lines):
             baseline = first + index * LINE_HEIGHT
-            group.add(drawing.text(line, insert=(box.x + box.width / 2, baseline),
+            group.add(drawing.text(xml_text(line), insert=(box.x + box.width / 2, baseline),
                                    text_anchor="middle"))
         nodes.add(group)
     drawing.add(nodes)

@@ -1,0 +1,311 @@
+"""The SVG writer (spec: Graph renderings; CONTRACT 8, 14): node groups and shapes, arrows,
+tooltips, legend and header; user text that stays text whatever it holds; labels that fit
+their boxes. Pure rendering: no database."""
+
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from diagrams.entities import NEUTRAL, ServiceState, category_color
+from diagrams.rendering.graph import project_graph
+from diagrams.rendering.layout import FONT_SIZE, MAX_LINES, MAX_TEXT_WIDTH, PAD_X, layout_layered
+from diagrams.rendering.svg import graph_origin, svg_document
+from diagrams.rendering.text import text_width, wrap_label
+from diagrams.slugs import service_slug
+
+SVG = "{http://www.w3.org/2000/svg}"
+ENTITY_ID = re.compile(r"^[a-z]+--[a-z0-9_-]+$")
+LONG_WORDS = " ".join(["architecture"] * 25)[:255]
+HOSTILE_NAMES = [
+    "<script>alert(1)</script>",
+    '"><svg onload=alert(1)>',
+    "]]>",
+    "&",
+    "&amp; &lt;b&gt;",
+    'it\'s "quoted"',
+    "{{x}}",
+    "</text>",
+    "line\nbreak\tand  spaces",
+    '<a href="javascript:alert(1)">x</a>',
+    "<!-- comment -->",
+    "<?xml version='1.0'?>",
+    "Zürich 日本",
+    "W" * 255,
+    LONG_WORDS,
+]
+
+
+def service(name: str, **fields) -> ServiceState:
+    return ServiceState(slug=service_slug(name), name=name, **fields)
+
+
+def render(services: list[ServiceState], *, title: str = "Shop",
+           when: str = "Current state") -> tuple:
+    graph, _ = project_graph(services)
+    layout = layout_layered(graph, origin=graph_origin())
+    document = svg_document(graph, layout, title=title, when=when)
+    return graph, layout, document, ET.fromstring(document)
+
+
+def node_groups(root: ET.Element) -> dict[str, ET.Element]:
+    return {g.get("data-entity-id"): g for g in root.iter(f"{SVG}g")
+            if g.get("data-entity-id") is not None}
+
+
+def lines_of(group: ET.Element) -> list[str]:
+    return [t.text or "" for t in group.findall(f"{SVG}text")]
+
+
+def local(name: str) -> str:
+    return name.rsplit("}", 1)[-1]
+
+
+def shop() -> list[ServiceState]:
+    """Two services with categories, one without, and topics with and without one."""
+    return [
+        service("Order API", category="Checkout", owner="Team Orders",
+                produces=({"name": "orders.created", "category": "Events"},)),
+        service("Billing", category="Payments", owner="Team Money",
+                consumes=({"name": "orders.created"},),
+                produces=({"name": "invoices", "owner": "Team Money"},)),
+        service("Mailer", consumes=({"name": "invoices"}, {"name": "orders.created"})),
+    ]
+
+
+def test_document_has_a_node_group_per_node():
+    graph, _, _, root = render(shop())
+    assert root.tag == f"{SVG}svg"
+    groups = node_groups(root)
+    assert set(groups) == set(graph.nodes)
+    for node_id, group in groups.items():
+        classes = group.get("class").split()
+        assert "node" in classes
+        assert graph.nodes[node_id]["type"] in classes
+
+
+def test_services_are_rectangles_and_topics_have_round_ends():
+    graph, layout, _, root = render(shop())
+    for node_id, group in node_groups(root).items():
+        rect = group.find(f"{SVG}rect")
+        height = float(rect.get("height"))
+        assert height == layout.nodes[node_id].height
+        if graph.nodes[node_id]["type"] == "service":
+            assert 0 < float(rect.get("rx")) <= 6
+        else:
+            assert float(rect.get("rx")) == height / 2
+            assert float(rect.get("ry")) == height / 2
+
+
+def test_nodes_are_filled_with_their_category_colour():
+    graph, _, _, root = render(shop())
+    fills = {node_id: group.find(f"{SVG}rect").get("fill")
+             for node_id, group in node_groups(root).items()}
+    assert fills["service--order-api"] == category_color("Checkout")
+    assert fills["service--billing"] == category_color("Payments")
+    assert fills["messaging--orders-created"] == category_color("Events")
+    assert fills["service--mailer"] == NEUTRAL
+    assert fills["messaging--invoices"] == NEUTRAL
+
+
+def test_one_arrow_per_edge_in_the_direction_of_the_data():
+    graph, _, _, root = render(shop())
+    paths = [p for p in root.iter(f"{SVG}path") if "edge" in (p.get("class") or "").split()]
+    assert len(paths) == graph.number_of_edges() == 5
+    assert {(p.get("data-source"), p.get("data-target")) for p in paths} == set(graph.edges)
+    for path in paths:
+        assert path.get("marker-end") == "url(#arrow)"
+        kind = graph.edges[path.get("data-source"), path.get("data-target")]["kind"]
+        assert kind in path.get("class").split()
+        assert path.get("d").startswith("M")
+    markers = [m for m in root.iter(f"{SVG}marker") if m.get("id") == "arrow"]
+    assert len(markers) == 1
+    assert markers[0].find(f"{SVG}path") is not None
+
+
+def test_each_node_has_a_tooltip_with_name_category_and_owner():
+    _, _, _, root = render(shop())
+    titles = {node_id: group.find(f"{SVG}title").text
+              for node_id, group in node_groups(root).items()}
+    assert titles["service--order-api"] == "Order API\ncategory: Checkout\nowner: Team Orders"
+    assert titles["service--mailer"] == "Mailer\ncategory: none\nowner: none"
+    assert titles["messaging--invoices"] == "invoices\ncategory: none\nowner: Team Money"
+    assert titles["messaging--orders-created"] == \
+        "orders.created\ncategory: Events\nowner: none"
+
+
+def test_legend_lists_each_category_present_and_no_category():
+    _, _, _, root = render(shop())
+    legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
+    names = [t.text for t in legend.findall(f"{SVG}text")]
+    assert names == ["Checkout", "Events", "Payments", "no category"]
+    swatches = [r.get("fill") for r in legend.findall(f"{SVG}rect")]
+    assert swatches == [category_color("Checkout"), category_color("Events"),
+                        category_color("Payments"), NEUTRAL]
+
+
+def test_legend_has_no_no_category_entry_when_every_node_has_one():
+    _, _, _, root = render([service("Solo", category="Core",
+                                    produces=({"name": "t", "category": "Core"},))])
+    legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
+    assert [t.text for t in legend.findall(f"{SVG}text")] == ["Core"]
+
+
+def test_header_shows_title_and_time():
+    _, _, _, root = render(shop(), title="Checkout Platform", when="As of 2024-05-01 10:20:30 UTC")
+    header = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "header")
+    texts = {t.get("class"): t.text for t in header.findall(f"{SVG}text")}
+    assert texts == {"title": "Checkout Platform", "when": "As of 2024-05-01 10:20:30 UTC"}
+
+
+def test_same_graph_gives_the_same_bytes():
+    assert render(shop())[2] == render(list(reversed(shop())))[2]
+
+
+def test_empty_graph_says_there_is_nothing_to_show():
+    _, layout, document, root = render([])
+    assert layout.nodes == {}
+    assert node_groups(root) == {}
+    assert not [p for p in root.iter(f"{SVG}path") if p.get("data-source")]
+    texts = [t.text or "" for t in root.iter(f"{SVG}text")]
+    assert any(text.startswith("Nothing to show") for text in texts)
+    assert float(root.get("width")) > 0 and float(root.get("height")) > 0
+
+
+# --- hostile text -----------------------------------------------------------------------------
+
+
+def hostile_project() -> list[ServiceState]:
+    """Every hostile name as a service, a topic, a category and an owner."""
+    services = []
+    count = len(HOSTILE_NAMES)
+    for index, name in enumerate(HOSTILE_NAMES):
+        services.append(service(
+            name, category=HOSTILE_NAMES[(index + 1) % count],
+            owner=HOSTILE_NAMES[(index + 2) % count],
+            produces=({"name": name, "owner": HOSTILE_NAMES[(index + 3) % count]},),
+            consumes=({"name": HOSTILE_NAMES[(index + 5) % count],
+                       "category": HOSTILE_NAMES[(index + 4) % count]},),
+        ))
+    return services
+
+
+def test_hostile_names_stay_text():
+    services = hostile_project()
+    assert len({s.slug for s in services}) == len(services)
+    graph, layout, document, root = render(services, title='<script>alert(1)</script>"&',
+                                           when="]]></text><script>")
+    # no markup of the user's made it through
+    assert "<script" not in document and "<svg onload" not in document
+    assert "<a " not in document and "<!--" not in document and "<?xml version='1.0'" not in \
+        document
+    for element in root.iter():
+        assert local(element.tag).lower() not in ("script", "a", "foreignobject", "iframe",
+                                                  "image", "use")
+        for attribute, value in element.attrib.items():
+            name = local(attribute).lower()
+            assert not name.startswith("on"), (element.tag, attribute)
+            assert "href" not in name, (element.tag, attribute)
+            if name != "aria-label":  # a label: it neither runs nor loads
+                assert not set("<>{}\"&") & set(value), (element.tag, attribute, value)
+                assert not value.startswith("javascript:")
+    for node_id in node_groups(root):
+        assert ENTITY_ID.match(node_id), node_id
+    for path in root.iter(f"{SVG}path"):
+        for attribute in ("data-source", "data-target"):
+            if path.get(attribute) is not None:
+                assert ENTITY_ID.match(path.get(attribute))
+    header = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "header")
+    texts = {t.get("class"): t.text for t in header.findall(f"{SVG}text")}
+    assert texts["title"] == '<script>alert(1)</script>"&'
+    assert texts["when"] == "]]></text><script>"
+    assert len(node_groups(root)) == graph.number_of_nodes() == 2 * len(HOSTILE_NAMES)
+
+
+def test_hostile_names_read_back_as_their_own_text():
+    graph, layout, _, root = render(hostile_project())
+    for node_id, group in node_groups(root).items():
+        name = graph.nodes[node_id]["label"]
+        lines = lines_of(group)
+        assert lines == list(layout.nodes[node_id].lines)
+        assert lines == wrap_label(name, font_size=FONT_SIZE, max_width=MAX_TEXT_WIDTH,
+                                   max_lines=MAX_LINES)
+        normal = " ".join(name.split())
+        joined = "".join(lines)
+        if joined.endswith("…"):  # cut: what is shown is the start of the name
+            assert normal.replace(" ", "").startswith(joined[:-1].replace(" ", ""))
+        else:  # wrapped: every character is there, in order
+            assert joined.replace(" ", "") == normal.replace(" ", "")
+        data = graph.nodes[node_id]
+        assert group.find(f"{SVG}title").text == (
+            f"{name}\ncategory: {data['category'] or 'none'}\nowner: {data['owner'] or 'none'}")
+    for name in ("<script>alert(1)</script>", "]]>", "&", "{{x}}", "</text>", 'it\'s "quoted"'):
+        shown = [lines_of(g) for g in node_groups(root).values()]
+        assert [name] in shown, name
+    assert ["line break and spaces"] in [lines_of(g) for g in node_groups(root).values()]
+
+
+def test_hostile_categories_read_back_in_the_legend():
+    _, _, _, root = render(hostile_project())
+    legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
+    names = [t.text for t in legend.findall(f"{SVG}text")]
+    assert names == sorted(HOSTILE_NAMES)  # every name is some service's category
+
+
+def test_control_characters_in_names_still_parse():
+    render([service("Bell\x07Service", category="esc\x1b[31m",
+                    produces=({"name": "form\x0cfeed\x01"},))], title="T\x02")
+
+
+# --- labels fit their boxes -------------------------------------------------------------------
+
+
+FIT_NAMES = [
+    "A", "Order API", "W" * 60, "i" * 60, "orders.payment-events.v2.dead-letter-queue",
+    "Zürich 日本語のサービス名前です", "MMMMMMMMMM MMMMMMMMMM MMMMMMMMMM", "x" * 255,
+    LONG_WORDS, "a-b_c/d:e.f " * 10, "😀" * 40,
+]
+
+
+def test_every_label_line_fits_inside_its_box():
+    services = [service(name, produces=({"name": f"{name} topic"},)) for name in FIT_NAMES]
+    graph, _, _, root = render(services)
+    for node_id, group in node_groups(root).items():
+        rect = group.find(f"{SVG}rect")
+        width = float(rect.get("width"))
+        lines = lines_of(group)
+        assert 1 <= len(lines) <= MAX_LINES
+        for line in lines:
+            assert line.strip(), node_id
+            assert text_width(line, 12) <= width - 2 * PAD_X, (node_id, line, width)
+        if graph.nodes[node_id]["type"] == "messaging":  # clear of the round ends too
+            radius = float(rect.get("rx"))
+            assert max(text_width(line, 12) for line in lines) <= width - radius
+        # the text is centred on the box
+        for text in group.findall(f"{SVG}text"):
+            assert text.get("text-anchor") == "middle"
+            assert float(text.get("x")) == pytest.approx(float(rect.get("x")) + width / 2)
+
+
+@pytest.mark.parametrize("name", ["x" * 255, LONG_WORDS, "W" * 255,
+                                  "orders." * 36 + "end"])
+def test_long_names_wrap_to_three_lines_ending_in_an_ellipsis(name):
+    _, _, _, root = render([service(name[:60], produces=({"name": name},))])
+    topic = next(g for node_id, g in node_groups(root).items()
+                 if node_id.startswith("messaging--"))
+    lines = lines_of(topic)
+    assert len(lines) == MAX_LINES
+    assert lines[-1].endswith("…")
+    assert all(not line.endswith("…") for line in lines[:-1])
+    # the full name stays in the tooltip
+    assert topic.find(f"{SVG}title").text.startswith(name + "\n")
+
+
+def test_lines_of_a_box_are_stacked_inside_it():
+    _, _, _, root = render([service("S", produces=({"name": LONG_WORDS},))])
+    for group in node_groups(root).values():
+        rect = group.find(f"{SVG}rect")
+        top, height = float(rect.get("y")), float(rect.get("height"))
+        baselines = [float(t.get("y")) for t in group.findall(f"{SVG}text")]
+        assert baselines == sorted(baselines)
+        assert all(top < y < top + height for y in baselines)
