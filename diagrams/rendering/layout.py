@@ -36,7 +36,10 @@ NODE_GAP = 14.0  # between two nodes of a layer
 DUMMY_GAP = 7.0  # next to a dummy (a long edge passing through the layer)
 LAYER_GAP = 64.0  # between two columns
 COMPONENT_GAP = 48.0
-SECOND_START_LIMIT = 12000  # nodes and dummies: above this, one start keeps big graphs fast
+# Crossing reduction effort by size (nodes + dummies): four starts and a continuation for
+# small graphs, two up to SECOND_START_LIMIT, one above (big graphs stay fast).
+ALL_STARTS_LIMIT = 1500
+SECOND_START_LIMIT = 12000
 
 
 @dataclass(frozen=True)
@@ -252,10 +255,18 @@ class _Ordering:
         pos = self.pos
         indices = range(1, len(self.layers)) if downward else range(len(self.layers) - 2, -1, -1)
         neighbours = self.up if downward else self.down
+        median = _median
         for index in indices:
             nodes = self.layers[index]
-            keys = [_median([pos[u] for u in neighbours[v]]) for v in nodes]
-            movable = sorted((key, pos[v], v) for key, v in zip(keys, nodes, strict=True)
+            keys = []
+            for v in nodes:
+                around = neighbours[v]
+                if len(around) == 1:
+                    keys.append(float(pos[around[0]]))
+                else:
+                    keys.append(median([pos[u] for u in around]))
+            movable = sorted((key, i, v) for i, (key, v) in enumerate(zip(keys, nodes,
+                                                                          strict=True))
                              if key >= 0)
             if not movable:
                 continue
@@ -380,9 +391,11 @@ def _order(count: int, layer: list[int], up, down) -> _Ordering:
     best_layers: list[list[int]] | None = None
     best = math.inf
     starts = [(_depth_first_layers, False)]
-    if count <= SECOND_START_LIMIT:
+    if count <= ALL_STARTS_LIMIT:
         starts += [(_depth_first_layers, True), (_breadth_first_layers, False),
                    (_breadth_first_layers, True)]
+    elif count <= SECOND_START_LIMIT:
+        starts += [(_breadth_first_layers, False)]
     for start, from_sinks in starts:
         ordering = _Ordering(start(count, layer, up, down, from_sinks), up, down)
         crossings, layers = _improve(ordering)
@@ -391,7 +404,7 @@ def _order(count: int, layer: list[int], up, down) -> _Ordering:
         if best == 0:
             break
     ordering = _Ordering(best_layers, up, down)
-    if best > 0 and count <= SECOND_START_LIMIT:
+    if best > 0 and count <= ALL_STARTS_LIMIT:
         crossings, layers = _improve(ordering)
         ordering.restore(layers if crossings < best else best_layers)
     return ordering
@@ -405,7 +418,7 @@ def _improve(ordering: _Ordering) -> tuple[int, list[list[int]]]:
         if best == 0 or stale >= MIN_QUIT:
             break
         ordering.sweep(downward=iteration % 2 == 0)
-        ordering.transpose(8, equal_swaps=iteration % 4 >= 2)
+        ordering.transpose(4, equal_swaps=iteration % 4 >= 2)
         crossings = ordering.crossings()
         if crossings <= best:
             stale = 0 if crossings < CONVERGENCE * best else stale + 1
@@ -498,6 +511,34 @@ def _coordinates(layers: list[list[int]], up, down, heights: list[float],
     return y
 
 
+def _straighten(chains: list[list[int]], layers: list[list[int]], pos: list[int],
+                layer: list[int], y: list[float], heights: list[float],
+                dummy: list[bool]) -> None:
+    """Give each long edge's run of dummies one common height (the source's, the target's,
+    or the run's median, whichever first fits between its neighbours in every layer it
+    crosses), so long edges run straight and bend only near their ends."""
+
+    def gap(a: int, b: int) -> float:
+        return (heights[a] + heights[b]) / 2 + (DUMMY_GAP if dummy[a] or dummy[b] else NODE_GAP)
+
+    def fits(d: int, value: float) -> bool:
+        nodes, i = layers[layer[d]], pos[d]
+        if i > 0 and value < y[nodes[i - 1]] + gap(nodes[i - 1], d) - 1e-6:
+            return False
+        return not (i + 1 < len(nodes) and value > y[nodes[i + 1]] - gap(d, nodes[i + 1]) + 1e-6)
+
+    for chain in sorted(chains, key=len, reverse=True):
+        run = chain[1:-1]
+        if len(run) < 2:
+            continue
+        values = sorted(y[d] for d in run)
+        for value in (y[chain[0]], y[chain[-1]], values[len(values) // 2]):
+            if all(fits(d, value) for d in run):
+                for d in run:
+                    y[d] = value
+                break
+
+
 # --- the whole pipeline ----------------------------------------------------------------------
 
 
@@ -560,6 +601,7 @@ def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
     ordering = _order(total, layer, up, down)
     layers = ordering.layers
     y = _coordinates(layers, up, down, heights, dummy)
+    _straighten(chains, layers, ordering.pos, layer, y, heights, dummy)
 
     # columns
     column_width = [max((sizes[ids[v]][0] for v in nodes if v < n), default=0.0)
