@@ -1,0 +1,93 @@
+"""Vertical placement of an ordered layered graph (the x of a node is its layer's column).
+
+Each node is pulled towards the weighted mean of its neighbours' heights (edges between two
+dummies pull hardest, so long edges straighten), then every layer is projected back onto its
+order and spacing constraints: shifted by the cumulative spacing, the positions must not
+decrease, and the projection (the mean of the running maximum from the top and the running
+minimum from the bottom) keeps them in order with the least movement it can find cheaply.
+All layers are updated at once with numpy. Finally each long edge's run of dummies gets one
+common height where that fits, so long edges run straight."""
+
+import numpy as np
+
+from diagrams.rendering.ordering import Graph, Ordering
+
+NODE_GAP = 14.0  # between two nodes of a layer
+DUMMY_GAP = 7.0  # next to a dummy (a long edge passing through the layer)
+ITERATIONS = 40
+
+
+def vertical_centres(g: Graph, ordering: Ordering, heights: np.ndarray,
+                     dummy: np.ndarray) -> np.ndarray:
+    """The centre height of every node."""
+    slots = ordering.slots
+    if g.count == 0:
+        return np.zeros(0)
+    slot_layer = np.repeat(np.arange(g.depth), g.sizes)
+    h = heights[slots]
+    d = dummy[slots]
+    gap = np.where(d[:-1] | d[1:], DUMMY_GAP, NODE_GAP)
+    separation = (h[:-1] + h[1:]) / 2 + gap
+    same_layer = slot_layer[:-1] == slot_layer[1:]
+    separation = np.where(same_layer, separation, 0.0)
+    cumulative = np.concatenate(([0.0], np.cumsum(separation)))
+    offset = cumulative - cumulative[g.start[slot_layer]]  # spacing from the layer's top
+
+    upper, lower = g.edge_upper, g.edge_lower
+    weight = np.where(dummy[upper] & dummy[lower], 8.0,
+                      np.where(dummy[upper] | dummy[lower], 2.0, 1.0))
+    pull = np.bincount(upper, weight, g.count) + np.bincount(lower, weight, g.count)
+    free = pull == 0
+
+    y = np.empty(g.count)
+    y[slots] = offset
+    span = float(offset.max()) + 1.0
+    big = 4.0 * span + 1e4  # keeps the running max/min from crossing layer boundaries
+    lift = slot_layer * big
+    for _ in range(ITERATIONS):
+        total = np.bincount(upper, weight * y[lower], g.count) + \
+            np.bincount(lower, weight * y[upper], g.count)
+        desired = np.where(free, y, total / np.where(free, 1.0, pull))
+        z = desired[slots] - offset
+        top = np.maximum.accumulate(z + lift) - lift
+        bottom = (np.minimum.accumulate((z + lift)[::-1]) - lift[::-1])[::-1]
+        y[slots] = (top + bottom) / 2 + offset
+        big_span = float(np.abs(y).max()) + 1.0
+        if big_span * 4 > big:
+            big = 4.0 * big_span + 1e4
+            lift = slot_layer * big
+    return y
+
+
+def straighten(chains: list[list[int]], g: Graph, ordering: Ordering, y: np.ndarray,
+               heights: np.ndarray, dummy: np.ndarray) -> None:
+    """Give each long edge's run of dummies one common height (the source's, the target's,
+    or the run's median, whichever first fits between its neighbours in every layer it
+    crosses), so long edges run straight and bend only near their ends."""
+    slots, pos, start, layer = ordering.slots, ordering.pos, g.start, g.layer
+    sizes = g.sizes
+
+    def gap(a: int, b: int) -> float:
+        return (heights[a] + heights[b]) / 2 + (DUMMY_GAP if dummy[a] or dummy[b] else NODE_GAP)
+
+    def fits(node: int, value: float) -> bool:
+        level, index = layer[node], pos[node]
+        if index > 0:
+            above = slots[start[level] + index - 1]
+            if value < y[above] + gap(above, node) - 1e-6:
+                return False
+        if index + 1 < sizes[level]:
+            below = slots[start[level] + index + 1]
+            if value > y[below] - gap(node, below) + 1e-6:
+                return False
+        return True
+
+    for chain in sorted(chains, key=len, reverse=True):
+        run = chain[1:-1]
+        if len(run) < 2:
+            continue
+        values = sorted(y[d] for d in run)
+        for value in (y[chain[0]], y[chain[-1]], values[len(values) // 2]):
+            if all(fits(d, value) for d in run):
+                y[run] = value
+                break
