@@ -1,29 +1,26 @@
 """A layered (Sugiyama) layout, left to right.
 
-1. Cycles are broken by reversing the back edges of a depth-first search (a small
-   feedback arc set, found in linear time).
-2. Layers: longest path, then every node moves within its slack to the layer that shortens
-   its edges most (a cheap approximation of dot's network simplex), so drawings stay compact
-   and long edges are few.
-3. Edges spanning several layers get a dummy node per layer crossed.
-4. Crossing reduction: weighted-median sweeps down and up, each followed by adjacent
-   transpositions; the best order seen is kept.
-5. Coordinates: per layer, a weighted least-squares placement under the order and spacing
-   constraints (isotonic regression by pool-adjacent-violators), pulling each node towards
-   its neighbours; long-edge chains pull hardest, so they straighten.
+1. Cycles broken and layers assigned (layering.py): a small feedback arc set reversed, then
+   longest-path layers relaxed towards shorter edges.
+2. Edges spanning several layers get a dummy node per layer crossed.
+3. Crossing reduction (ordering.py): dot's mincross, weighted-median sweeps and
+   transpositions from several starts, vectorised with numpy.
+4. Vertical placement (placement.py): nodes pulled towards their neighbours under the order
+   and spacing constraints; long edges straightened.
+5. Columns from the widest label of each layer; edges routed through their dummies.
 6. Disconnected parts are laid out alone and packed side by side in rows.
 
-Pure: a networkx graph and label sizes in, coordinates out. Deterministic.
+Pure: a networkx graph in, coordinates out. Deterministic.
 """
 
 import math
-from collections import deque
 from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
 
-from diagrams.rendering.ordering import order_layers
+from diagrams.rendering.layering import layered_dag
+from diagrams.rendering.ordering import is_tangled, order_layers
 from diagrams.rendering.placement import straighten, vertical_centres
 from diagrams.rendering.text import text_width, wrap_label
 
@@ -80,89 +77,6 @@ def node_size(label: str, node_type: str) -> tuple[float, float, tuple[str, ...]
 # --- 1. cycle breaking -----------------------------------------------------------------------
 
 
-def _acyclic_order(n: int, succ: list[list[int]]) -> list[int]:
-    """An order of the nodes in which only the back edges of a depth-first search point
-    backwards: a small feedback arc set (2-8% of the edges on the benchmark graphs). We
-    measured Eades-Lin-Smyth's greedy order too: it reverses half as many edges, but the
-    drawings it leads to had up to 60% more crossings, as it breaks up chains."""
-    state = [0] * n  # 0 new, 1 on the stack, 2 done
-    back: set[tuple[int, int]] = set()
-    children = [sorted(s) for s in succ]
-    for root in range(n):
-        if state[root]:
-            continue
-        state[root] = 1
-        stack = [(root, 0)]
-        while stack:
-            v, i = stack[-1]
-            if i == len(children[v]):
-                state[v] = 2
-                stack.pop()
-                continue
-            stack[-1] = (v, i + 1)
-            w = children[v][i]
-            if state[w] == 1:
-                back.add((v, w))
-            elif state[w] == 0:
-                state[w] = 1
-                stack.append((w, 0))
-    indeg = [0] * n
-    forward = [[w for w in children[v] if (v, w) not in back] for v in range(n)]
-    for v in range(n):
-        for w in forward[v]:
-            indeg[w] += 1
-    queue = deque(v for v in range(n) if indeg[v] == 0)
-    order = []
-    while queue:
-        v = queue.popleft()
-        order.append(v)
-        for w in forward[v]:
-            indeg[w] -= 1
-            if indeg[w] == 0:
-                queue.append(w)
-    return order
-
-
-# --- 2. layering -----------------------------------------------------------------------------
-
-
-def _layers(n: int, dsucc: list[list[int]], dpred: list[list[int]]) -> list[int]:
-    """Longest-path layers, then each node slides within its slack towards the side with
-    more edges (fewer, shorter long edges); isolated nodes sit in layer 0."""
-    indeg = [len(p) for p in dpred]
-    queue = deque(v for v in range(n) if indeg[v] == 0)
-    topo = []
-    while queue:
-        v = queue.popleft()
-        topo.append(v)
-        for w in dsucc[v]:
-            indeg[w] -= 1
-            if indeg[w] == 0:
-                queue.append(w)
-    layer = [0] * n
-    for v in topo:
-        for w in dsucc[v]:
-            if layer[w] < layer[v] + 1:
-                layer[w] = layer[v] + 1
-    for sweep in range(8):
-        changed = False
-        for v in (reversed(topo) if sweep % 2 == 0 else topo):
-            ins, outs = len(dpred[v]), len(dsucc[v])
-            if ins == outs:
-                continue
-            if outs > ins:
-                target = min(layer[w] for w in dsucc[v]) - 1
-            else:
-                target = max(layer[u] for u in dpred[v]) + 1
-            if target != layer[v]:
-                layer[v] = target
-                changed = True
-        if not changed:
-            break
-    low = min(layer) if layer else 0
-    return [value - low for value in layer]
-
-
 # --- the whole pipeline ----------------------------------------------------------------------
 
 
@@ -176,28 +90,21 @@ class _Part:
     dummies: int
 
 
-def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
-                      sizes: dict[str, tuple[float, float, tuple[str, ...]]]) -> _Part:
-    n = len(ids)
-    index = {node: i for i, node in enumerate(ids)}
-    succ: list[list[int]] = [[] for _ in range(n)]
-    pred: list[list[int]] = [[] for _ in range(n)]
-    pairs = [(index[s], index[t], kind) for s, t, kind in edges]
-    for s, t, _ in pairs:
-        succ[s].append(t)
-        pred[t].append(s)
-    rank = {v: i for i, v in enumerate(_acyclic_order(n, succ))}
-    # edges in layering direction: (a, b) with a before b; `flipped` when reversed
-    directed = [(s, t, False) if rank[s] < rank[t] else (t, s, True) for s, t, _ in pairs]
-    dsucc: list[list[int]] = [[] for _ in range(n)]
-    dpred: list[list[int]] = [[] for _ in range(n)]
-    for a, b, _ in directed:
-        dsucc[a].append(b)
-        dpred[b].append(a)
-    layer = _layers(n, dsucc, dpred)
+@dataclass
+class _Layered:
+    """A layered DAG with a dummy node for every layer a long edge crosses."""
 
-    # dummies for long edges
-    heights = [sizes[node][1] for node in ids]
+    layer: list[int]
+    up: list[list[int]]
+    down: list[list[int]]
+    chains: list[list[int]]  # per edge: its source, dummies and target, in layer order
+    heights: list[float]
+    dummy: list[bool]
+
+
+def _with_dummies(n: int, directed: list[tuple[int, int, bool]], layer: list[int],
+                  heights: list[float]) -> _Layered:
+    layer, heights = list(layer), list(heights)
     dummy = [False] * n
     up: list[list[int]] = [[] for _ in range(n)]
     down: list[list[int]] = [[] for _ in range(n)]
@@ -220,9 +127,38 @@ def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
         up[b].append(previous)
         chain.append(b)
         chains.append(chain)
-    total = len(heights)
+    return _Layered(layer, up, down, chains, heights, dummy)
 
-    ordering = order_layers(layer, up, down)
+
+def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
+                      sizes: dict[str, tuple[float, float, tuple[str, ...]]],
+                      first: set[str]) -> _Part:
+    n = len(ids)
+    index = {node: i for i, node in enumerate(ids)}
+    succ: list[list[int]] = [[] for _ in range(n)]
+    pred: list[list[int]] = [[] for _ in range(n)]
+    pairs = [(index[s], index[t], kind) for s, t, kind in edges]
+    for s, t, _ in pairs:
+        succ[s].append(t)
+        pred[t].append(s)
+    # edges in layering direction: (a, b) with a before b; `flipped` when reversed
+    plain = [(s, t) for s, t, _ in pairs]
+    directed, layer = layered_dag(n, succ, pred, plain)
+    layered = _with_dummies(n, directed, layer, [sizes[node][1] for node in ids])
+    ordering = order_layers(layered.layer, layered.up, layered.down, edges=len(pairs), real=n)
+    if is_tangled(ordering, edges=len(pairs)):
+        # A tangled graph is worth a second layering: depth-first from the services (the
+        # graph's actors) rather than in id order; the one with fewer crossings wins.
+        roots = sorted(range(n), key=lambda v: (ids[v] not in first, v))
+        other_directed, other_layer = layered_dag(n, succ, pred, plain, roots)
+        other = _with_dummies(n, other_directed, other_layer, [sizes[node][1] for node in ids])
+        other_ordering = order_layers(other.layer, other.up, other.down, edges=len(pairs),
+                                      real=n)
+        if other_ordering.crossings() < ordering.crossings():
+            directed, layered, ordering = other_directed, other, other_ordering
+    layer, chains = layered.layer, layered.chains
+    heights, dummy = layered.heights, layered.dummy
+    total = len(heights)
     layers = ordering.layers
     heights_array, dummy_array = np.array(heights), np.array(dummy)
     centres = vertical_centres(ordering.graph, ordering, heights_array, dummy_array)
@@ -298,6 +234,7 @@ def layout_layered(graph: nx.DiGraph, *, origin: tuple[float, float] = (0.0, 0.0
     """Lay the graph out left to right; coordinates start at `origin`."""
     sizes = {node: node_size(data.get("label", node), data.get("type", "service"))
              for node, data in graph.nodes(data=True)}
+    services = {node for node, kind in graph.nodes(data="type") if kind == "service"}
     components = [sorted(c) for c in nx.weakly_connected_components(graph)]
     components.sort(key=lambda c: (-len(c), c[0]))
     parts = []
@@ -305,7 +242,7 @@ def layout_layered(graph: nx.DiGraph, *, origin: tuple[float, float] = (0.0, 0.0
         members = set(component)
         edges = sorted((s, t, graph.edges[s, t].get("kind", "produces"))
                        for s in component for t in graph.successors(s) if t in members)
-        parts.append(_layout_component(component, edges, sizes))
+        parts.append(_layout_component(component, edges, sizes, services))
     # big parts first, then by height: rows stay even
     order = sorted(range(len(parts)), key=lambda i: (-parts[i].height, -parts[i].width, i))
     parts = [parts[i] for i in order]

@@ -8,7 +8,6 @@ crossings; swaps of disjoint pairs are independent, and layers of one parity nev
 each other, so every even (then odd) pair of every even (then odd) layer is decided at once.
 """
 
-import math
 from collections import deque
 
 import numpy as np
@@ -17,10 +16,13 @@ MAX_ITERATIONS = 24
 MIN_QUIT = 8  # iterations without a real gain before a try stops
 CONVERGENCE = 0.995
 TRANSPOSE_PASSES = 4
-# Effort by size (nodes + dummies): four starts and a continuation for small graphs, two up
-# to SECOND_START_LIMIT, one above (big graphs stay fast).
+# Effort (work-based, so output stays deterministic): one start; four and a continuation for
+# small graphs (nodes + dummies) and for tangled ones up to SECOND_START_LIMIT, where the
+# first try left more than TANGLED crossings per edge.
 ALL_STARTS_LIMIT = 1500
 SECOND_START_LIMIT = 12000
+TANGLED = 5.0
+SIFT_ROUNDS = 3  # sifting of the real nodes, each followed by another try
 
 
 def _csr(adjacency: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -67,8 +69,10 @@ class Graph:
     """The static part: adjacency in compressed form, layers, and the index sets that the
     vectorised passes reuse."""
 
-    def __init__(self, layer: list[int], up: list[list[int]], down: list[list[int]]):
+    def __init__(self, layer: list[int], up: list[list[int]], down: list[list[int]],
+                 real: int):
         self.count = len(layer)
+        self.dummy = np.arange(self.count) >= real  # dummies are numbered after real nodes
         self.layer = np.array(layer, dtype=np.int64)
         self.depth = int(self.layer.max()) + 1 if self.count else 0
         self.up_list, self.down_list = up, down
@@ -177,6 +181,45 @@ class Ordering:
             swapped += np.bincount(pair, weights=b > a, minlength=count)
         return now, swapped
 
+    def sift(self, nodes: np.ndarray) -> None:
+        """Move each node to the place in its layer where its edges cross the fewest others
+        (sifting); the others keep their order."""
+        g, pos, slots = self.graph, self.pos, self.slots
+        sides = ((g.up_ptr, g.up_idx), (g.down_ptr, g.down_idx))
+        for v in nodes.tolist():
+            level = g.layer[v]
+            begin, end = g.start[level], g.start[level + 1]
+            if end - begin < 2:
+                continue
+            layer_nodes = slots[begin:end]
+            others = layer_nodes[layer_nodes != v]
+            before = np.zeros(len(others))  # crossings of (v, w) with v left of w
+            after = np.zeros(len(others))  # ... with w left of v
+            for pointer, index in sides:
+                mine = np.sort(pos[index[pointer[v]:pointer[v + 1]]])
+                if not len(mine):
+                    continue
+                counts = pointer[others + 1] - pointer[others]
+                if not counts.sum():
+                    continue
+                owner = np.repeat(np.arange(len(others)), counts)
+                starts = np.repeat(pointer[others], counts)
+                local = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+                theirs = pos[index[starts + local]]
+                above = len(mine) - np.searchsorted(mine, theirs, side="right")
+                below = np.searchsorted(mine, theirs, side="left")
+                before += np.bincount(owner, above, len(others))
+                after += np.bincount(owner, below, len(others))
+            # v inserted before others[t]: the ones before it have v on their right
+            cost = np.concatenate(([0.0], np.cumsum(after))) + \
+                (before.sum() - np.concatenate(([0.0], np.cumsum(before))))
+            current = int(pos[v])
+            best = int(np.argmin(cost))
+            if cost[best] < cost[current]:
+                reordered = np.insert(others, best, v)
+                slots[begin:end] = reordered
+                pos[reordered] = np.arange(end - begin)
+
     def transpose(self, passes: int, *, equal_swaps: bool = False) -> None:
         """Swap adjacent nodes while that removes crossings (with `equal_swaps`, also when
         it adds none: dot's way off a plateau)."""
@@ -270,25 +313,40 @@ def _improve(ordering: Ordering) -> tuple[int, np.ndarray]:
     return best, best_slots
 
 
-def order_layers(layer: list[int], up: list[list[int]], down: list[list[int]]) -> Ordering:
-    """The order of every layer with the fewest crossings found."""
-    g = Graph(layer, up, down)
-    starts = [(_depth_first_layers, False)]
-    if g.count <= ALL_STARTS_LIMIT:
-        starts += [(_depth_first_layers, True), (_breadth_first_layers, False),
-                   (_breadth_first_layers, True)]
-    elif g.count <= SECOND_START_LIMIT:
-        starts += [(_breadth_first_layers, False)]
-    best, best_slots = math.inf, None
-    for start, from_sinks in starts:
-        crossings, slots = _improve(Ordering(g, start(g, from_sinks)))
-        if crossings < best:
-            best, best_slots = crossings, slots
-        if best == 0:
-            break
+def _tangled(count: int, crossings: int, edges: int) -> bool:
+    return count <= SECOND_START_LIMIT and crossings > TANGLED * edges
+
+
+def is_tangled(ordering: Ordering, *, edges: int) -> bool:
+    """A graph small enough for more effort whose best order still crosses a lot."""
+    return _tangled(ordering.graph.count, ordering.crossings(), edges)
+
+
+def order_layers(layer: list[int], up: list[list[int]], down: list[list[int]],
+                 edges: int, real: int) -> Ordering:
+    """The order of every layer with the fewest crossings found; `edges` is the number of
+    the graph's own edges and `real` of its own nodes (dummies are numbered after them)."""
+    g = Graph(layer, up, down, real)
+    best, best_slots = _improve(Ordering(g, _depth_first_layers(g, False)))
+    # more tries where they are cheap (small graphs) or pay off (tangled ones)
+    more = g.count <= ALL_STARTS_LIMIT or _tangled(g.count, best, edges)
+    if more and best > 0:
+        for start, from_sinks in ((_depth_first_layers, True), (_breadth_first_layers, False),
+                                  (_breadth_first_layers, True)):
+            crossings, slots = _improve(Ordering(g, start(g, from_sinks)))
+            if crossings < best:
+                best, best_slots = crossings, slots
     ordering = Ordering(g, [])
     ordering.restore(best_slots)
-    if 0 < best and g.count <= ALL_STARTS_LIMIT:
-        crossings, slots = _improve(ordering)
-        ordering.restore(slots if crossings < best else best_slots)
+    if more and best > 0:
+        real = np.flatnonzero(~g.dummy)
+        by_degree = real[np.argsort(-(g.up_deg[real] + g.down_deg[real]), kind="stable")]
+        for _ in range(SIFT_ROUNDS):
+            ordering.sift(by_degree)
+            crossings, slots = _improve(ordering)
+            if crossings >= best:
+                break
+            best, best_slots = crossings, slots
+            ordering.restore(best_slots)
+        ordering.restore(best_slots)
     return ordering
