@@ -33,9 +33,24 @@ def _char_width(char: str) -> int:
     return _DEFAULT_WIDTH
 
 
+_WIDTHS: dict[str, int] = {chr(32 + i): w for i, w in enumerate(_ASCII_WIDTHS)}
+
+
+def _units(text: str) -> int:
+    """Advance width in 1/1000 em (each character measured once, then remembered)."""
+    widths = _WIDTHS
+    total = 0
+    for char in text:
+        width = widths.get(char)
+        if width is None:
+            width = widths[char] = _char_width(char)
+        total += width
+    return total
+
+
 def text_width(text: str, font_size: float) -> float:
     """The rendered width of `text` at `font_size` pixels."""
-    return sum(_char_width(c) for c in text) * font_size / 1000
+    return _units(text) * font_size / 1000
 
 
 def _break_points(word: str, font_size: float, max_width: float) -> list[str]:
@@ -70,21 +85,29 @@ def wrap_label(text: str, *, font_size: float, max_width: float, max_lines: int)
     """The label in at most `max_lines` lines no wider than `max_width`; the last line ends
     with an ellipsis when the text does not fit."""
     text = " ".join(text.split()) or " "
+    if _units(text) * font_size / 1000 <= max_width:
+        return [text]
+    limit = max_width * 1000 / font_size  # in font units
+    space = _WIDTHS[" "]
     lines: list[str] = []
-    current = ""
+    current, current_units = "", 0  # units of `current` without a trailing space
     for token in _tokens(text):
-        candidate = current + token
-        if text_width(candidate.rstrip(), font_size) <= max_width:
-            current = candidate
+        bare = token.rstrip()
+        token_units = _units(bare)
+        trailing = space if current.endswith(" ") else 0
+        if current_units + trailing + token_units <= limit:
+            current += token
+            current_units += trailing + token_units
             continue
         if current:
             lines.append(current.rstrip())
-            current = ""
-        if text_width(token.rstrip(), font_size) <= max_width:
-            current = token
+            current, current_units = "", 0
+        if token_units <= limit:
+            current, current_units = token, token_units
         else:
             *full, current = _break_points(token, font_size, max_width)
             lines.extend(full)
+            current_units = _units(current.rstrip())
     if current.strip() or not lines:
         lines.append(current.rstrip())
     if len(lines) > max_lines:
