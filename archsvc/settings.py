@@ -204,6 +204,19 @@ PLANS = {
     },
 }
 
+# Billing (docs/billing.md). BILLING_PROVIDER: local (default, no account) or paddle.
+BILLING_PROVIDER = os.environ.get("BILLING_PROVIDER", "local")
+# The webhook's signing secrets, comma-separated (several while rotating).
+BILLING_WEBHOOK_SECRETS = env_list("BILLING_WEBHOOK_SECRETS", "")
+BILLING_WEBHOOK_TOLERANCE_SECONDS = env_int("BILLING_WEBHOOK_TOLERANCE_SECONDS", 300)
+PADDLE_API_BASE_URL = os.environ.get("PADDLE_API_BASE_URL", "https://api.paddle.com")
+PADDLE_API_KEY = os.environ.get("PADDLE_API_KEY", "")
+PADDLE_TIMEOUT_SECONDS = env_int("PADDLE_TIMEOUT_SECONDS", 10)
+PADDLE_PRICES = {
+    f"{plan}:{cycle}": os.environ.get(f"PADDLE_PRICE_{plan.upper()}_{cycle.upper()}", "")
+    for plan in ("team", "business") for cycle in ("monthly", "annual")
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts.authentication.ApiKeyAuthentication",

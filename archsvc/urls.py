@@ -17,6 +17,7 @@ urlpatterns = [
     path("v1/", include(v1)),
     re_path(r"^v1$", api_not_found),
     path("accounts/", include("accounts.urls")),
+    path("", include("billing.urls")),
     path("admin/", admin.site.urls),
     path("", home_view, name="home"),
 ]

@@ -1,13 +1,29 @@
-"""Reads for billing: the organization's plan and its limits (CONTRACT 4)."""
+"""Reads for billing: the plan in force, limits, the subscription (CONTRACT 4)."""
 
 from django.conf import settings
 
 from accounts.models import Organization
+from billing.models import Subscription
+
+# Statuses under which the subscribed plan applies; otherwise (none, paused, canceled) the
+# organization is on the free plan. past_due keeps the plan while the provider retries.
+PAID_STATUSES = {Subscription.STATUS_ACTIVE, Subscription.STATUS_TRIALING,
+                 Subscription.STATUS_PAST_DUE}
+
+
+def subscription_get(*, organization: Organization) -> Subscription | None:
+    return Subscription.objects.filter(organization=organization).first()
+
+
+def plan_of(subscription: Subscription | None) -> str:
+    if subscription is not None and subscription.status in PAID_STATUSES:
+        return subscription.plan
+    return "free"
 
 
 def organization_plan(*, organization: Organization) -> str:
-    """The plan in force: free until the billing issue brings subscriptions."""
-    return "free"
+    """The plan in force: the subscription's while it is paid for, else free."""
+    return plan_of(subscription_get(organization=organization))
 
 
 def plan_limits(*, plan: str) -> dict:

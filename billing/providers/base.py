@@ -1,0 +1,20 @@
+"""What archsvc asks of a billing provider."""
+
+from typing import Protocol
+
+from billing.models import Subscription
+
+
+class ProviderError(Exception):
+    """The provider refused or could not be reached; nothing was changed here."""
+
+
+class BillingProvider(Protocol):
+    name: str
+
+    def portal_url(self, subscription: Subscription, *, base_url: str) -> str:
+        """A URL of the customer portal for the subscription's customer."""
+
+    def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
+        """Tell the provider; the subscription's fields as the provider now has them
+        (`billing_cycle`, and `current_period_end` / `next_billed_at` when it says)."""

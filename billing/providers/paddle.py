@@ -1,0 +1,90 @@
+"""Paddle Billing over its REST API (https, bearer API key). Its subscription statuses are
+the spec's. A billing cycle is changed by moving the subscription to the plan's price for
+that cycle (PADDLE_PRICE_<PLAN>_<CYCLE>)."""
+
+import json
+import logging
+import urllib.error
+import urllib.parse
+import urllib.request
+from datetime import datetime
+
+from django.conf import settings
+from django.utils.dateparse import parse_datetime
+
+from billing.models import Subscription
+from billing.providers.base import ProviderError
+
+logger = logging.getLogger("archsvc.billing")
+
+INTERVALS = {"month": "monthly", "year": "annual"}
+
+
+def paddle_fields(entity: dict) -> dict:
+    """Our subscription fields from a Paddle subscription entity."""
+    fields = {}
+    cycle = INTERVALS.get((entity.get("billing_cycle") or {}).get("interval"))
+    if cycle:
+        fields["billing_cycle"] = cycle
+    period = entity.get("current_billing_period") or {}
+    if period.get("ends_at"):
+        fields["current_period_end"] = _time(period["ends_at"])
+    if "next_billed_at" in entity:
+        fields["next_billed_at"] = _time(entity["next_billed_at"]) \
+            if entity["next_billed_at"] else None
+    return fields
+
+
+def _time(value: str) -> datetime | None:
+    try:
+        return parse_datetime(value)
+    except (TypeError, ValueError):
+        return None
+
+
+class PaddleProvider:
+    name = "paddle"
+
+    def _call(self, method: str, path: str, body: dict) -> dict:
+        base = settings.PADDLE_API_BASE_URL.rstrip("/")
+        parts = urllib.parse.urlsplit(base)
+        if parts.scheme != "https" and parts.hostname not in ("127.0.0.1", "localhost"):
+            raise ProviderError("PADDLE_API_BASE_URL must be https.")
+        request = urllib.request.Request(  # noqa: S310 - scheme checked above
+            f"{base}{path}", method=method,
+            data=json.dumps(body).encode(),
+            headers={"Authorization": f"Bearer {settings.PADDLE_API_KEY}",
+                     "Content-Type": "application/json", "Accept": "application/json"})
+        try:
+            with urllib.request.urlopen(  # noqa: S310 - the scheme is checked above
+                    request, timeout=settings.PADDLE_TIMEOUT_SECONDS) as r:
+                return json.loads(r.read())["data"]
+        except urllib.error.HTTPError as error:
+            detail = error.read()[:500].decode("utf-8", "replace")
+            logger.warning("paddle %s %s answered %s: %s", method, path, error.code, detail)
+            raise ProviderError(f"Paddle answered {error.code}.") from error
+        except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError) as error:
+            logger.warning("paddle %s %s failed: %s", method, path, error)
+            raise ProviderError("Paddle could not be reached.") from error
+
+    def portal_url(self, subscription: Subscription, *, base_url: str) -> str:
+        customer = urllib.parse.quote(subscription.provider_customer_id, safe="")
+        data = self._call("POST", f"/customers/{customer}/portal-sessions",
+                          {"subscription_ids": [subscription.provider_subscription_id]})
+        try:
+            return data["urls"]["general"]["overview"]
+        except (KeyError, TypeError) as error:
+            raise ProviderError("Paddle's portal session had no URL.") from error
+
+    def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
+        price = settings.PADDLE_PRICES.get(f"{subscription.plan}:{cycle}")
+        if not price:
+            raise ProviderError(f"No Paddle price is configured for {subscription.plan} "
+                                f"{cycle}.")
+        subscription_id = urllib.parse.quote(subscription.provider_subscription_id, safe="")
+        data = self._call("PATCH", f"/subscriptions/{subscription_id}",
+                          {"items": [{"price_id": price, "quantity": 1}],
+                           "proration_billing_mode": "prorated_immediately"})
+        fields = paddle_fields(data)
+        fields.setdefault("billing_cycle", cycle)
+        return fields

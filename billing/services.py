@@ -1,0 +1,283 @@
+"""Writes for billing: the subscription (from our API, the operators' command and the
+provider's webhooks), and AI credits. The state machine is in docs/billing.md."""
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from accounts.actors import Actor
+from accounts.models import Organization
+from archsvc.api.errors import (
+    BadRequest,
+    Conflict,
+    CustomerNotFound,
+    Forbidden,
+    InsufficientAiCredits,
+    InvalidBillingCycle,
+    ServiceUnavailable,
+    SubscriptionNotFound,
+)
+from billing.models import AiCredits, Subscription, WebhookEvent
+from billing.providers import ProviderError, provider_get
+from billing.providers.paddle import paddle_fields
+from billing.selectors import plan_limits, plan_of
+
+logger = logging.getLogger("archsvc.billing")
+
+CYCLES = ("monthly", "annual")
+SUBSCRIPTION_EVENTS = {
+    "subscription.created", "subscription.updated", "subscription.activated",
+    "subscription.trialing", "subscription.past_due", "subscription.paused",
+    "subscription.resumed", "subscription.canceled", "subscription.imported",
+}
+
+
+def next_month_start(now: datetime) -> datetime:
+    """The first instant of the next calendar month, UTC."""
+    now = now.astimezone(UTC)
+    if now.month == 12:
+        return datetime(now.year + 1, 1, 1, tzinfo=UTC)
+    return datetime(now.year, now.month + 1, 1, tzinfo=UTC)
+
+
+# --- AI credits -----------------------------------------------------------------------------
+
+
+def _credits_row(organization: Organization, plan: str) -> AiCredits:
+    """The organization's credits, refilled when `resets_at` has passed (no cron: the first
+    read or spend after the boundary refills, in one conditional UPDATE)."""
+    now = timezone.now()
+    amount = plan_limits(plan=plan)["ai_credits"]
+    row = AiCredits.objects.filter(organization=organization).first()
+    if row is None:
+        try:
+            with transaction.atomic():
+                return AiCredits.objects.create(organization=organization, remaining=amount,
+                                                resets_at=next_month_start(now))
+        except IntegrityError:  # created concurrently
+            row = AiCredits.objects.get(organization=organization)
+    if row.resets_at <= now:
+        AiCredits.objects.filter(pk=row.pk, resets_at__lte=now).update(
+            remaining=amount, resets_at=next_month_start(now))
+        row.refresh_from_db()
+    return row
+
+
+def ai_credits_current(*, organization: Organization) -> AiCredits:
+    """`GET /v1/billing/ai-credits`: the balance and when it next refills."""
+    return _credits_row(organization, plan_of(organization_subscription(organization)))
+
+
+def ai_credits_spend(*, organization: Organization, amount: int = 1) -> int:
+    """Take `amount` credits atomically (a conditional UPDATE: parallel spends never go
+    below zero); the balance left, or 402 `insufficient_ai_credits` with nothing spent."""
+    row = ai_credits_current(organization=organization)
+    taken = AiCredits.objects.filter(pk=row.pk, remaining__gte=amount).update(
+        remaining=F("remaining") - amount)
+    if not taken:
+        raise InsufficientAiCredits()
+    return AiCredits.objects.values_list("remaining", flat=True).get(pk=row.pk)
+
+
+def _credits_follow_plan(organization: Organization, old_plan: str, new_plan: str) -> None:
+    """An upgrade adds the difference of the monthly amounts at once; a downgrade waits for
+    the next refill."""
+    gain = plan_limits(plan=new_plan)["ai_credits"] - plan_limits(plan=old_plan)["ai_credits"]
+    if gain > 0:
+        AiCredits.objects.filter(organization=organization).update(
+            remaining=F("remaining") + gain)
+
+
+# --- subscription ---------------------------------------------------------------------------
+
+
+def organization_subscription(organization: Organization) -> Subscription | None:
+    return Subscription.objects.filter(organization=organization).first()
+
+
+@transaction.atomic
+def subscription_set(*, organization: Organization, plan: str, status: str, cycle: str,
+                     provider: str = "local", customer_id: str | None = None,
+                     subscription_id: str | None = None) -> Subscription:
+    """Write the subscription as the provider would (operators' `set_subscription`, the
+    local portal): ids are made up when not given, the period runs a month or a year."""
+    if plan not in dict(Subscription.PLANS):
+        raise BadRequest("plan must be team or business.")
+    if status not in dict(Subscription.STATUSES):
+        raise BadRequest(f"status must be one of {', '.join(dict(Subscription.STATUSES))}.")
+    if cycle not in CYCLES:
+        raise BadRequest("cycle must be monthly or annual.")
+    now = timezone.now()
+    period_end = now + (timedelta(days=365) if cycle == "annual" else timedelta(days=30))
+    current = Subscription.objects.select_for_update().filter(organization=organization).first()
+    old_plan = plan_of(current)
+    subscription, _ = Subscription.objects.update_or_create(
+        organization=organization,
+        defaults={
+            "plan": plan, "status": status, "billing_cycle": cycle, "provider": provider,
+            "provider_customer_id": customer_id or (current.provider_customer_id if current
+                                                    and current.provider_customer_id
+                                                    else f"ctm_local_{organization.slug}"),
+            "provider_subscription_id": subscription_id or (
+                current.provider_subscription_id if current and current.provider_subscription_id
+                else f"sub_local_{organization.slug}"),
+            "current_period_end": period_end,
+            "next_billed_at": period_end if status in ("active", "trialing", "past_due")
+            else None,
+            "updated_at": now,
+        })
+    _credits_follow_plan(organization, old_plan, plan_of(subscription))
+    return subscription
+
+
+def billing_manager_required(*, actor: Actor) -> None:
+    """Portal session and switch-cycle (CONTRACT 3): 403 otherwise."""
+    if not actor.can_manage_billing():
+        raise Forbidden("Managing billing needs an admin, or an API key with billing:manage.")
+
+
+def _subscription_for_billing(actor: Actor) -> Subscription:
+    billing_manager_required(actor=actor)
+    subscription = organization_subscription(actor.organization)
+    if subscription is None:
+        raise SubscriptionNotFound()
+    return subscription
+
+
+def subscription_switch_cycle(*, actor: Actor, cycle: str) -> Subscription:
+    """Tell the provider, then record what it says; the same cycle changes nothing."""
+    subscription = _subscription_for_billing(actor)
+    if cycle not in CYCLES:
+        raise InvalidBillingCycle()
+    if subscription.billing_cycle == cycle:
+        return subscription
+    try:
+        fields = provider_get().switch_cycle(subscription, cycle)
+    except ProviderError as error:
+        raise ServiceUnavailable(f"The billing provider refused the change: {error}") from error
+    with transaction.atomic():
+        locked = Subscription.objects.select_for_update().get(pk=subscription.pk)
+        for field, value in fields.items():
+            setattr(locked, field, value)
+        locked.updated_at = timezone.now()
+        locked.save()
+    return locked
+
+
+def portal_session_url(*, actor: Actor, base_url: str) -> str:
+    """A URL of the provider's customer portal for the organization's customer."""
+    subscription = _subscription_for_billing(actor)
+    if not subscription.provider_customer_id:
+        raise CustomerNotFound()
+    try:
+        return provider_get().portal_url(subscription, base_url=base_url)
+    except ProviderError as error:
+        raise ServiceUnavailable(f"The billing provider could not open a portal: {error}") \
+            from error
+
+
+# --- webhooks -------------------------------------------------------------------------------
+
+
+class WebhookRejected(Exception):
+    """A signed event we cannot apply: 4xx, logged, nothing changed."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def _event_time(payload: dict) -> datetime:
+    try:
+        value = parse_datetime(payload["occurred_at"])
+    except (KeyError, TypeError, ValueError):
+        value = None
+    if value is None or value.tzinfo is None:
+        raise WebhookRejected(400, "occurred_at must be a date-time with an offset.")
+    return value
+
+
+def _event_organization(entity: dict) -> tuple[Organization | None, Subscription | None]:
+    subscription = None
+    if entity.get("id"):
+        subscription = Subscription.objects.select_for_update().filter(
+            provider_subscription_id=str(entity["id"])).first()
+    if subscription is not None:
+        return subscription.organization, subscription
+    slug = (entity.get("custom_data") or {}).get("organization")
+    organization = Organization.objects.filter(slug=str(slug)).first() if slug else None
+    if organization is not None:
+        subscription = Subscription.objects.select_for_update().filter(
+            organization=organization).first()
+    return organization, subscription
+
+
+def _plan_from(entity: dict, current: Subscription | None) -> str | None:
+    from django.conf import settings
+
+    prices = {price: key.split(":")[0] for key, price in settings.PADDLE_PRICES.items()
+              if price}
+    for item in entity.get("items") or []:
+        price = (item.get("price") or {}).get("id") or item.get("price_id")
+        if price in prices:
+            return prices[price]
+    plan = (entity.get("custom_data") or {}).get("plan")
+    if plan in dict(Subscription.PLANS):
+        return plan
+    return current.plan if current else None
+
+
+@transaction.atomic
+def webhook_apply(payload: dict) -> str:
+    """Apply one provider event, once (its id is recorded in the same transaction as its
+    effect) and only if it is newer than the last applied (`occurred_at`). Returns the
+    outcome: applied, stale or ignored."""
+    if not isinstance(payload, dict):
+        raise WebhookRejected(400, "The event must be a JSON object.")
+    event_id, event_type = payload.get("event_id"), payload.get("event_type")
+    entity = payload.get("data")
+    if not isinstance(event_id, str) or not event_id or len(event_id) > 100 \
+            or not isinstance(event_type, str) or not isinstance(entity, dict):
+        raise WebhookRejected(400, "event_id, event_type and data are required.")
+    occurred_at = _event_time(payload)
+    try:
+        with transaction.atomic():
+            # first: a replay, or the same event delivered twice at once, stops here
+            event = WebhookEvent.objects.create(event_id=event_id, event_type=event_type,
+                                                occurred_at=occurred_at, outcome="pending",
+                                                payload=payload)
+    except IntegrityError:
+        raise Conflict("This event was received before.") from None
+    organization, subscription = None, None
+    outcome = "ignored"
+    if event_type in SUBSCRIPTION_EVENTS:
+        organization, subscription = _event_organization(entity)
+        if organization is None:
+            raise WebhookRejected(422, "The event names no organization of ours.")
+        status = entity.get("status")
+        if status not in dict(Subscription.STATUSES):
+            raise WebhookRejected(400, "data.status is not a subscription status.")
+        if subscription is not None and subscription.last_event_at \
+                and occurred_at <= subscription.last_event_at:
+            outcome = "stale"
+        else:
+            plan = _plan_from(entity, subscription)
+            if plan is None:
+                raise WebhookRejected(422, "The event's plan is unknown.")
+            old_plan = plan_of(subscription)
+            fields = {"status": status, "plan": plan, "provider": "paddle",
+                      "provider_subscription_id": str(entity.get("id") or ""),
+                      "provider_customer_id": str(entity.get("customer_id") or ""),
+                      "last_event_at": occurred_at, "updated_at": timezone.now(),
+                      **paddle_fields(entity)}
+            subscription, _ = Subscription.objects.update_or_create(
+                organization=organization, defaults=fields)
+            _credits_follow_plan(organization, old_plan, plan_of(subscription))
+            outcome = "applied"
+    event.organization, event.outcome = organization, outcome
+    event.save(update_fields=["organization", "outcome"])
+    return outcome

@@ -1,0 +1,90 @@
+"""The payment provider's webhook, and the local provider's customer portal page."""
+
+import json
+import logging
+import time
+
+from django.conf import settings
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts.models import Organization
+from archsvc.api.errors import ApiError, error_body
+from billing.models import Subscription
+from billing.providers.local import portal_organization_id
+from billing.selectors import plan_of, subscription_get
+from billing.services import WebhookRejected, subscription_set, webhook_apply
+from billing.signatures import signature_valid
+
+logger = logging.getLogger("archsvc.billing")
+
+MAX_WEBHOOK_BYTES = 256 * 1024
+
+
+def _refuse(status: int, code: str, message: str, reason: str) -> JsonResponse:
+    logger.warning("billing webhook refused: %s", reason)
+    return JsonResponse(error_body(status, code, message), status=status)
+
+
+@csrf_exempt
+@require_POST
+def billing_webhook(request):
+    """POST /webhooks/billing: signed by the provider; each event applied once, in order of
+    `occurred_at`. Anything refused is a 4xx with nothing changed, and logged."""
+    body = request.body
+    if len(body) > MAX_WEBHOOK_BYTES:
+        return _refuse(400, "bad_request", "The event is too large.", "oversized body")
+    if not signature_valid(request.headers.get("Paddle-Signature"), body,
+                           secrets=settings.BILLING_WEBHOOK_SECRETS, now=time.time(),
+                           tolerance=settings.BILLING_WEBHOOK_TOLERANCE_SECONDS):
+        return _refuse(401, "unauthorized", "The signature is missing, wrong or stale.",
+                       "bad or stale signature")
+    try:
+        payload = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return _refuse(400, "bad_request", "The event is not JSON.", "malformed JSON")
+    try:
+        outcome = webhook_apply(payload)
+    except WebhookRejected as rejected:
+        code = "bad_request" if rejected.status == 400 else "not_found"
+        return _refuse(rejected.status if rejected.status in (400, 422) else 400, code,
+                       str(rejected), f"{payload.get('event_id')}: {rejected}")
+    except ApiError as error:  # a replayed event
+        return _refuse(error.status, error.code, error.message,
+                       f"replayed event {payload.get('event_id')}")
+    logger.info("billing webhook %s %s: %s", payload.get("event_id"),
+                payload.get("event_type"), outcome)
+    return JsonResponse({"received": True, "outcome": outcome})
+
+
+@require_http_methods(["GET", "POST"])
+def local_portal(request, token: str):
+    """The local provider's customer portal: a signed link, valid for an hour, shows the
+    organization's subscription and lets its holder change plan and cycle."""
+    organization_id = portal_organization_id(token)
+    organization = Organization.objects.filter(pk=organization_id).first() \
+        if organization_id else None
+    if organization is None:
+        return render(request, "billing/portal_expired.html", status=404)
+    subscription = subscription_get(organization=organization)
+    message = None
+    status = 200
+    if request.method == "POST":
+        plan, cycle = request.POST.get("plan"), request.POST.get("cycle")
+        state = request.POST.get("status") or (subscription.status if subscription
+                                               else Subscription.STATUS_ACTIVE)
+        try:
+            subscription = subscription_set(organization=organization, plan=plan,
+                                            status=state, cycle=cycle)
+            message = "Saved."
+        except ApiError as error:
+            message, status = error.message, 400
+    return render(request, "billing/portal.html", {
+        "organization": organization, "subscription": subscription,
+        "plan_in_force": plan_of(subscription), "plans": settings.PLANS,
+        "statuses": [s for s, _ in Subscription.STATUSES], "message": message,
+    }, status=status)
+
+
