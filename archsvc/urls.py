@@ -18,6 +18,7 @@ urlpatterns = [
     re_path(r"^v1$", api_not_found),
     path("accounts/", include("accounts.urls")),
     path("", include("billing.urls")),
+    path("", include("diagrams.urls")),
     path("admin/", admin.site.urls),
     path("", home_view, name="home"),
 ]

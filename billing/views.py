@@ -45,17 +45,17 @@ def billing_webhook(request):
         payload = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return _refuse(400, "bad_request", "The event is not JSON.", "malformed JSON")
+    event_id = payload.get("event_id") if isinstance(payload, dict) else None
     try:
         outcome = webhook_apply(payload)
     except WebhookRejected as rejected:
         code = "bad_request" if rejected.status == 400 else "not_found"
         return _refuse(rejected.status if rejected.status in (400, 422) else 400, code,
-                       str(rejected), f"{payload.get('event_id')}: {rejected}")
+                       str(rejected), f"{event_id}: {rejected}")
     except ApiError as error:  # a replayed event
         return _refuse(error.status, error.code, error.message,
-                       f"replayed event {payload.get('event_id')}")
-    logger.info("billing webhook %s %s: %s", payload.get("event_id"),
-                payload.get("event_type"), outcome)
+                       f"replayed event {event_id}")
+    logger.info("billing webhook %s %s: %s", event_id, payload.get("event_type"), outcome)
     return JsonResponse({"received": True, "outcome": outcome})
 
 

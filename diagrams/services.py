@@ -47,7 +47,7 @@ def project_create(*, actor: Actor, name: str, description: str) -> Project:
     return _new_project(actor=actor, name=name, description=description)
 
 
-def _project_for_write(*, actor: Actor, project_id: str) -> Project:
+def project_for_management(*, actor: Actor, project_id: str) -> Project:
     """The project locked for this transaction; 404 before 403 (CONTRACT 15)."""
     if not is_project_id(project_id):
         raise ProjectNotFound()
@@ -65,7 +65,7 @@ def project_update(*, actor: Actor, project_id: str, name: str | None = None,
                    description: str | None = None, archived: bool | None = None) -> Project:
     """Partial update; `updatedAt`/`updatedBy` move only when something changed."""
     with transaction.atomic():
-        project = _project_for_write(actor=actor, project_id=project_id)
+        project = project_for_management(actor=actor, project_id=project_id)
         changes = {field: value for field, value in
                    (("name", name), ("description", description), ("archived", archived))
                    if value is not None and getattr(project, field) != value}
@@ -82,7 +82,7 @@ def project_update(*, actor: Actor, project_id: str, name: str | None = None,
 @transaction.atomic
 def project_delete(*, actor: Actor, project_id: str) -> None:
     """Irreversible: the project and everything in it, its pins and its share token."""
-    project = _project_for_write(actor=actor, project_id=project_id)
+    project = project_for_management(actor=actor, project_id=project_id)
     project.delete()
 
 

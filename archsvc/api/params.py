@@ -45,7 +45,8 @@ def query_text(request, name: str, *, max_length: int = 200) -> str | None:
 
 def query_at(request) -> datetime | None:
     """`at`: any ISO 8601 date-time; no offset means UTC (CONTRACT 7)."""
-    raw = request.query_params.get("at")
+    params = getattr(request, "query_params", None) or request.GET
+    raw = params.get("at")
     if raw is None:
         return None
     try:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from diagrams.api import graph_views, service_views, views
+from diagrams.api import graph_views, service_views, sharing_views, views
 
 P = "projects/<str:project_id>"
 
@@ -17,6 +17,8 @@ urlpatterns = [
     path(f"{P}/graph", graph_views.GraphView.as_view(), name="graph"),
     path(f"{P}/graph/mermaid", graph_views.GraphMermaidView.as_view(), name="graph-mermaid"),
     path(f"{P}/graph/svg", graph_views.GraphSvgView.as_view(), name="graph-svg"),
+    path(f"{P}/public-share-token", sharing_views.PublicShareTokenView.as_view(),
+         name="public-share-token"),
     path(f"{P}/entities", service_views.EntitiesView.as_view(), name="entities"),
     path(f"{P}/history", service_views.HistoryView.as_view(), name="history"),
     path(f"{P}/history/<str:snapshot_id>/diff", service_views.SnapshotDiffView.as_view(),

@@ -1,0 +1,161 @@
+"""The public pages of a shared project (CONTRACT 12): nothing but the graph is reachable
+with a token. Every request looks the token up, so a replaced or revoked token is 404 at
+once on every worker; responses are never stored by browsers or proxies."""
+
+from django.conf import settings
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.html import escape
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.http import require_GET, require_http_methods
+
+from accounts.middleware import page_actor
+from archsvc.api.errors import ApiError
+from archsvc.api.params import query_at
+from archsvc.api.ratelimit import client_ip, rate_limit_hit
+from diagrams.models import PublicShareToken
+from diagrams.rendering.graph import MalformedEntityId, parse_filtered_ids
+from diagrams.rendering.svg import svg_document
+from diagrams.selectors import project_get, project_graph_view
+from diagrams.sharing import share_token_revoke, share_token_rotate, shared_project
+
+PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+            "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; "
+            "frame-ancestors {ancestors}")
+SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, message: str, retry_after: int | None = None):
+        super().__init__(message)
+        self.status, self.message, self.retry_after = status, message, retry_after
+
+
+def _graph_query(request) -> tuple[list[str], int, object]:
+    try:
+        filtered_ids = parse_filtered_ids(request.GET.getlist("filteredIds"))
+    except MalformedEntityId:
+        raise _Refused(400, "filteredIds holds a malformed entity id.") from None
+    raw_depth = request.GET.get("depth", "1")
+    if not raw_depth.strip().isdigit() or not 0 <= int(raw_depth) <= 5:
+        raise _Refused(400, "depth must be an integer from 0 to 5.")
+    try:
+        at = query_at(request)
+    except ApiError as error:
+        raise _Refused(400, error.message) from None
+    return filtered_ids, int(raw_depth), at
+
+
+def _shared(request, token: str):
+    retry_after = rate_limit_hit(request, group="public", key=f"ip:{client_ip(request)}",
+                                 rate=settings.RATE_LIMIT_PUBLIC)
+    if retry_after:
+        raise _Refused(429, "Too many requests; retry later.", retry_after)
+    project = shared_project(token=token)
+    if project is None:
+        raise _Refused(404, "This link does not work: the share was replaced or revoked.")
+    return project
+
+
+def _private(response: HttpResponse, csp: str) -> HttpResponse:
+    response["Content-Security-Policy"] = csp
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"  # the token is in the URL
+    return response
+
+
+def _refusal(request, refused: _Refused, *, page: bool) -> HttpResponse:
+    if page:
+        response = render(request, "diagrams/share_unavailable.html",
+                          {"message": refused.message}, status=refused.status)
+    else:
+        response = HttpResponse(refused.message, status=refused.status,
+                                content_type="text/plain; charset=utf-8")
+    if refused.retry_after:
+        response["Retry-After"] = str(refused.retry_after)
+    return _private(response, PAGE_CSP.format(ancestors="'none'"))
+
+
+def _page(request, token: str, template: str, ancestors: str) -> HttpResponse:
+    try:
+        project = _shared(request, token)
+        filtered_ids, depth, at = _graph_query(request)
+    except _Refused as refused:
+        return _refusal(request, refused, page=True)
+    graph, layout, header = project_graph_view(project=project, at=at,
+                                               filtered_ids=filtered_ids, depth=depth)
+    response = render(request, template, {
+        "project_name": project.name, "token": token,
+        "svg": svg_document(graph, layout, **header),
+        "filtered_ids": ",".join(filtered_ids), "depth": depth, "depths": range(6),
+    })
+    return _private(response, PAGE_CSP.format(ancestors=ancestors))
+
+
+@require_GET
+def share_page(request, token: str):
+    """The shared project's graph, pannable and zoomable, with focus, depth and time."""
+    return _page(request, token, "diagrams/share.html", "'none'")
+
+
+@require_GET
+@xframe_options_exempt
+def share_embed(request, token: str):
+    """The graph alone, frameable by any site."""
+    return _page(request, token, "diagrams/share_embed.html", "*")
+
+
+@require_GET
+def share_svg(request, token: str):
+    """The bare SVG, with the same focus, depth and time parameters as the API."""
+    try:
+        project = _shared(request, token)
+        filtered_ids, depth, at = _graph_query(request)
+    except _Refused as refused:
+        return _refusal(request, refused, page=False)
+    graph, layout, header = project_graph_view(project=project, at=at,
+                                               filtered_ids=filtered_ids, depth=depth)
+    response = HttpResponse(svg_document(graph, layout, **header),
+                            content_type="image/svg+xml")
+    return _private(response, SVG_CSP)
+
+
+@require_http_methods(["GET", "POST"])
+def project_share_settings(request, project_id: str):
+    """For members: the project's share link and embed snippet, with create/replace and
+    revoke (the same services as the API, so the same permissions)."""
+    actor = page_actor(request)
+    if actor is None:
+        return redirect(f"/accounts/login/?next={request.path}")
+    message = None
+    status = 200
+    try:
+        project = project_get(actor=actor, project_id=project_id)
+        if request.method == "POST":
+            if request.POST.get("action") == "revoke":
+                share_token_revoke(actor=actor, project_id=project_id)
+                message = "Sharing is off: the old link and embeds no longer work."
+            else:
+                share_token_rotate(actor=actor, project_id=project_id)
+                message = "A new link is ready; any earlier link and embed stopped working."
+    except ApiError as error:
+        if error.status == 404 and error.code == "project_not_found":
+            return render(request, "404.html", status=404)
+        message, status = error.message, error.status
+        project = project_get(actor=actor, project_id=project_id)
+    share = PublicShareToken.objects.filter(project=project).first()
+    links = None
+    if share:
+        base = request.build_absolute_uri("/").rstrip("/")
+        links = {
+            "page": f"{base}/share/{share.token}/",
+            "embed": f"{base}/share/{share.token}/embed/",
+            "svg": f"{base}/share/{share.token}/graph.svg",
+        }
+        links["snippet"] = (f'<iframe src="{links["embed"]}" width="100%" height="520" '
+                            f'style="border:1px solid #dde1e8;border-radius:8px" '
+                            f'loading="lazy" title="{escape(project.name)}"></iframe>')
+    return render(request, "diagrams/project_share.html", {
+        "project": project, "share": share, "links": links, "message": message,
+        "can_manage": actor.can_manage_project(created_by_ref=project.created_by_ref),
+    }, status=status)
