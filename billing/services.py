@@ -5,7 +5,8 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Least
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -84,12 +85,14 @@ def ai_credits_spend(*, organization: Organization, amount: int = 1) -> int:
 
 
 def _credits_follow_plan(organization: Organization, old_plan: str, new_plan: str) -> None:
-    """An upgrade adds the difference of the monthly amounts at once; a downgrade waits for
-    the next refill."""
-    gain = plan_limits(plan=new_plan)["ai_credits"] - plan_limits(plan=old_plan)["ai_credits"]
+    """An upgrade adds the difference of the monthly amounts at once, never past the new
+    plan's amount (so pausing and resuming mints nothing); a downgrade waits for the next
+    refill."""
+    amount = plan_limits(plan=new_plan)["ai_credits"]
+    gain = amount - plan_limits(plan=old_plan)["ai_credits"]
     if gain > 0:
         AiCredits.objects.filter(organization=organization).update(
-            remaining=F("remaining") + gain)
+            remaining=Least(F("remaining") + gain, Value(amount)))
 
 
 # --- subscription ---------------------------------------------------------------------------
@@ -101,7 +104,7 @@ def organization_subscription(organization: Organization) -> Subscription | None
 
 @transaction.atomic
 def subscription_set(*, organization: Organization, plan: str, status: str, cycle: str,
-                     provider: str = "local", customer_id: str | None = None,
+                     provider: str | None = None, customer_id: str | None = None,
                      subscription_id: str | None = None) -> Subscription:
     """Write the subscription as the provider would (operators' `set_subscription`, the
     local portal): ids are made up when not given, the period runs a month or a year."""
@@ -118,7 +121,8 @@ def subscription_set(*, organization: Organization, plan: str, status: str, cycl
     subscription, _ = Subscription.objects.update_or_create(
         organization=organization,
         defaults={
-            "plan": plan, "status": status, "billing_cycle": cycle, "provider": provider,
+            "plan": plan, "status": status, "billing_cycle": cycle,
+            "provider": provider or (current.provider if current else "local"),
             "provider_customer_id": customer_id or (current.provider_customer_id if current
                                                     and current.provider_customer_id
                                                     else f"ctm_local_{organization.slug}"),
@@ -208,7 +212,8 @@ def _event_organization(entity: dict) -> tuple[Organization | None, Subscription
             provider_subscription_id=str(entity["id"])).first()
     if subscription is not None:
         return subscription.organization, subscription
-    slug = (entity.get("custom_data") or {}).get("organization")
+    custom = entity.get("custom_data")
+    slug = custom.get("organization") if isinstance(custom, dict) else None
     organization = Organization.objects.filter(slug=str(slug)).first() if slug else None
     if organization is not None:
         subscription = Subscription.objects.select_for_update().filter(
@@ -221,11 +226,17 @@ def _plan_from(entity: dict, current: Subscription | None) -> str | None:
 
     prices = {price: key.split(":")[0] for key, price in settings.PADDLE_PRICES.items()
               if price}
-    for item in entity.get("items") or []:
-        price = (item.get("price") or {}).get("id") or item.get("price_id")
-        if price in prices:
-            return prices[price]
-    plan = (entity.get("custom_data") or {}).get("plan")
+    items = entity.get("items")
+    if items is not None and (not isinstance(items, list)
+                              or not all(isinstance(item, dict) for item in items)):
+        raise WebhookRejected(400, "data.items must be a list of objects.")
+    for item in items or []:
+        price = item.get("price")
+        price_id = price.get("id") if isinstance(price, dict) else item.get("price_id")
+        if isinstance(price_id, str) and price_id in prices:
+            return prices[price_id]
+    custom = entity.get("custom_data")
+    plan = custom.get("plan") if isinstance(custom, dict) else None
     if plan in dict(Subscription.PLANS):
         return plan
     return current.plan if current else None
@@ -255,11 +266,14 @@ def webhook_apply(payload: dict) -> str:
     organization, subscription = None, None
     outcome = "ignored"
     if event_type in SUBSCRIPTION_EVENTS:
+        for key in ("billing_cycle", "current_billing_period", "custom_data"):
+            if entity.get(key) is not None and not isinstance(entity[key], dict):
+                raise WebhookRejected(400, f"data.{key} must be an object.")
         organization, subscription = _event_organization(entity)
         if organization is None:
             raise WebhookRejected(422, "The event names no organization of ours.")
         status = entity.get("status")
-        if status not in dict(Subscription.STATUSES):
+        if not isinstance(status, str) or status not in dict(Subscription.STATUSES):
             raise WebhookRejected(400, "data.status is not a subscription status.")
         if subscription is not None and subscription.last_event_at \
                 and occurred_at <= subscription.last_event_at:

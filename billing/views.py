@@ -49,9 +49,12 @@ def billing_webhook(request):
     try:
         outcome = webhook_apply(payload)
     except WebhookRejected as rejected:
-        code = "bad_request" if rejected.status == 400 else "not_found"
-        return _refuse(rejected.status if rejected.status in (400, 422) else 400, code,
-                       str(rejected), f"{event_id}: {rejected}")
+        return _refuse(rejected.status if rejected.status in (400, 422) else 400,
+                       "bad_request", str(rejected), f"{event_id}: {rejected}")
+    except (TypeError, AttributeError, KeyError, ValueError) as error:
+        # a signed event of an unexpected shape: refused, nothing applied (rolled back)
+        return _refuse(400, "bad_request", "The event has an unexpected shape.",
+                       f"{event_id}: {type(error).__name__}: {error}")
     except ApiError as error:  # a replayed event
         return _refuse(error.status, error.code, error.message,
                        f"replayed event {event_id}")

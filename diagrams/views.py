@@ -64,7 +64,8 @@ def _private(response: HttpResponse, csp: str) -> HttpResponse:
     return response
 
 
-def _refusal(request, refused: _Refused, *, page: bool) -> HttpResponse:
+def _refusal(request, refused: _Refused, *, page: bool, ancestors: str = "'none'"
+             ) -> HttpResponse:
     if page:
         response = render(request, "diagrams/share_unavailable.html",
                           {"message": refused.message}, status=refused.status)
@@ -73,15 +74,15 @@ def _refusal(request, refused: _Refused, *, page: bool) -> HttpResponse:
                                 content_type="text/plain; charset=utf-8")
     if refused.retry_after:
         response["Retry-After"] = str(refused.retry_after)
-    return _private(response, PAGE_CSP.format(ancestors="'none'"))
+    return _private(response, PAGE_CSP.format(ancestors=ancestors))
 
 
 def _page(request, token: str, template: str, ancestors: str) -> HttpResponse:
     try:
         project = _shared(request, token)
         filtered_ids, depth, at = _graph_query(request)
-    except _Refused as refused:
-        return _refusal(request, refused, page=True)
+    except _Refused as refused:  # an embed says so inside the embedding page
+        return _refusal(request, refused, page=True, ancestors=ancestors)
     graph, layout, header = project_graph_view(project=project, at=at,
                                                filtered_ids=filtered_ids, depth=depth)
     response = render(request, template, {

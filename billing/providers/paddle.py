@@ -23,15 +23,16 @@ INTERVALS = {"month": "monthly", "year": "annual"}
 def paddle_fields(entity: dict) -> dict:
     """Our subscription fields from a Paddle subscription entity."""
     fields = {}
-    cycle = INTERVALS.get((entity.get("billing_cycle") or {}).get("interval"))
-    if cycle:
-        fields["billing_cycle"] = cycle
-    period = entity.get("current_billing_period") or {}
-    if period.get("ends_at"):
+    cycle_entity = entity.get("billing_cycle")
+    interval = cycle_entity.get("interval") if isinstance(cycle_entity, dict) else None
+    if isinstance(interval, str) and interval in INTERVALS:
+        fields["billing_cycle"] = INTERVALS[interval]
+    period = entity.get("current_billing_period")
+    if isinstance(period, dict) and isinstance(period.get("ends_at"), str):
         fields["current_period_end"] = _time(period["ends_at"])
     if "next_billed_at" in entity:
-        fields["next_billed_at"] = _time(entity["next_billed_at"]) \
-            if entity["next_billed_at"] else None
+        value = entity["next_billed_at"]
+        fields["next_billed_at"] = _time(value) if isinstance(value, str) else None
     return fields
 
 
@@ -48,7 +49,8 @@ class PaddleProvider:
     def _call(self, method: str, path: str, body: dict) -> dict:
         base = settings.PADDLE_API_BASE_URL.rstrip("/")
         parts = urllib.parse.urlsplit(base)
-        if parts.scheme != "https" and parts.hostname not in ("127.0.0.1", "localhost"):
+        loopback = parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost")
+        if parts.scheme != "https" and not loopback:
             raise ProviderError("PADDLE_API_BASE_URL must be https.")
         request = urllib.request.Request(  # noqa: S310 - scheme checked above
             f"{base}{path}", method=method,

@@ -1,0 +1,208 @@
+"""AI credits: the plan's amount a month, the refill at the period boundary, spending, the
+difference added on an upgrade, and parallel spends that never go below zero."""
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from archsvc.api.errors import InsufficientAiCredits
+from billing.models import AiCredits
+from billing.services import ai_credits_spend, next_month_start
+from billing.tests.helpers import subscribe
+from conftest import requires_postgres
+
+CREDITS = "/v1/billing/ai-credits"
+
+
+def next_month_iso() -> str:
+    return next_month_start(timezone.now()).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def credits(client) -> dict:
+    response = client.get(CREDITS)
+    assert response.status_code == 200
+    return response.json()
+
+
+def balance(org) -> int:
+    return AiCredits.objects.get(organization=org).remaining
+
+
+def test_a_new_organization_has_the_free_plans_credits_until_next_month(api):
+    now = datetime.now(UTC)
+    body = credits(api)
+    assert body["remaining"] == 50
+    resets_at = datetime.fromisoformat(body["resetsAt"].replace("Z", "+00:00"))
+    assert resets_at > now
+    assert (resets_at.day, resets_at.hour, resets_at.minute, resets_at.second,
+            resets_at.microsecond) == (1, 0, 0, 0, 0)
+    assert body["resetsAt"] == next_month_iso()
+
+
+@pytest.mark.parametrize(("now", "expected"), [
+    (datetime(2025, 1, 31, 23, 59, 59, tzinfo=UTC), datetime(2025, 2, 1, tzinfo=UTC)),
+    (datetime(2025, 12, 15, 8, 0, tzinfo=UTC), datetime(2026, 1, 1, tzinfo=UTC)),
+    (datetime(2025, 3, 1, 0, 0, tzinfo=UTC), datetime(2025, 4, 1, tzinfo=UTC)),
+    # 23:30 on 31 Jan in New York is already February in UTC
+    (datetime(2025, 2, 1, 4, 30, tzinfo=UTC).astimezone(timezone.get_fixed_timezone(-300)),
+     datetime(2025, 3, 1, tzinfo=UTC)),
+])
+def test_the_reset_is_the_first_instant_of_the_next_calendar_month_utc(now, expected):
+    assert next_month_start(now) == expected
+
+
+def test_credits_of_a_paid_plan(api, org):
+    subscribe(org, plan="business")
+    assert credits(api)["remaining"] == 10000
+
+
+def test_credits_belong_to_the_organization(factory, api, org):
+    other = factory.org("other")
+    credits(api)
+    ai_credits_spend(organization=other, amount=7)
+    assert credits(api)["remaining"] == 50
+    assert balance(other) == 43
+
+
+def test_credits_refill_to_the_plans_amount_at_the_period_boundary(api, org):
+    credits(api)
+    AiCredits.objects.filter(organization=org).update(
+        remaining=2, resets_at=timezone.now() - timedelta(seconds=1))
+    body = credits(api)
+    assert body["remaining"] == 50
+    assert body["resetsAt"] == next_month_iso()
+
+
+def test_credits_refill_to_the_paid_plans_amount(api, org):
+    subscribe(org, plan="team")
+    credits(api)
+    AiCredits.objects.filter(organization=org).update(
+        remaining=0, resets_at=datetime(2024, 1, 1, tzinfo=UTC))
+    assert credits(api) == {"remaining": 1000, "resetsAt": next_month_iso()}
+
+
+def test_credits_do_not_refill_before_the_boundary(api, org):
+    credits(api)
+    later = timezone.now() + timedelta(minutes=5)
+    AiCredits.objects.filter(organization=org).update(remaining=2, resets_at=later)
+    assert credits(api)["remaining"] == 2
+
+
+def test_a_spend_after_the_boundary_refills_first(org):
+    ai_credits_spend(organization=org)
+    AiCredits.objects.filter(organization=org).update(
+        remaining=0, resets_at=timezone.now() - timedelta(days=3))
+    assert ai_credits_spend(organization=org) == 49
+
+
+def test_spending_decrements_the_balance(api, org):
+    assert ai_credits_spend(organization=org) == 49
+    assert ai_credits_spend(organization=org, amount=9) == 40
+    assert credits(api)["remaining"] == 40
+
+
+def test_spending_the_last_credit_then_one_more_is_refused_with_nothing_spent(api, org):
+    ai_credits_spend(organization=org)
+    AiCredits.objects.filter(organization=org).update(remaining=1)
+    assert ai_credits_spend(organization=org) == 0
+    with pytest.raises(InsufficientAiCredits) as refused:
+        ai_credits_spend(organization=org)
+    assert refused.value.status == 402
+    assert refused.value.code == "insufficient_ai_credits"
+    assert credits(api)["remaining"] == 0
+
+
+def test_spending_more_than_is_left_spends_nothing(org):
+    ai_credits_spend(organization=org)
+    AiCredits.objects.filter(organization=org).update(remaining=3)
+    with pytest.raises(InsufficientAiCredits):
+        ai_credits_spend(organization=org, amount=4)
+    assert balance(org) == 3
+
+
+def test_an_upgrade_from_free_to_team_adds_the_difference(api, org):
+    assert credits(api)["remaining"] == 50
+    subscribe(org, plan="team")
+    assert credits(api)["remaining"] == 1000
+
+
+def test_an_upgrade_keeps_what_was_spent(api, org):
+    ai_credits_spend(organization=org, amount=10)
+    subscribe(org, plan="team")
+    assert credits(api)["remaining"] == 990
+    subscribe(org, plan="business")
+    assert credits(api)["remaining"] == 9990
+
+
+def test_a_downgrade_keeps_the_balance_until_the_next_refill(api, org):
+    subscribe(org, plan="business")
+    assert credits(api)["remaining"] == 10000
+    subscribe(org, plan="team")
+    assert credits(api)["remaining"] == 10000
+    subscribe(org, plan="team", status="canceled")
+    assert credits(api)["remaining"] == 10000
+    AiCredits.objects.filter(organization=org).update(
+        resets_at=timezone.now() - timedelta(seconds=1))
+    assert credits(api)["remaining"] == 50
+
+
+def test_pausing_and_resuming_does_not_mint_credits(api, org):
+    subscribe(org, plan="team", status="active")
+    assert credits(api)["remaining"] == 1000
+    for _ in range(3):
+        subscribe(org, plan="team", status="paused")
+        subscribe(org, plan="team", status="active")
+    assert credits(api)["remaining"] <= 1000
+
+
+# --- parallel spends (PostgreSQL) ---------------------------------------------------------------
+
+
+def _spend_in_parallel(org, threads: int) -> list:
+    barrier = threading.Barrier(threads)
+
+    def spend(_):
+        try:
+            barrier.wait(timeout=10)
+            try:
+                return ai_credits_spend(organization=org)
+            except InsufficientAiCredits as refused:
+                return refused
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(spend, range(threads)))
+
+
+@requires_postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("threads", "left"), [(12, 5), (4, 6)])
+def test_parallel_spends_take_exactly_what_is_left(factory, threads, left):
+    org = factory.org("spenders")
+    ai_credits_spend(organization=org)
+    AiCredits.objects.filter(organization=org).update(remaining=left)
+    results = _spend_in_parallel(org, threads)
+    spent = [r for r in results if isinstance(r, int)]
+    refused = [r for r in results if isinstance(r, InsufficientAiCredits)]
+    assert len(spent) == min(threads, left)
+    assert len(refused) == threads - len(spent)
+    assert all(value >= 0 for value in spent)
+    assert balance(org) == left - len(spent)
+    assert balance(org) >= 0
+
+
+@requires_postgres
+@pytest.mark.django_db(transaction=True)
+def test_parallel_spends_at_the_period_boundary_refill_once(factory):
+    org = factory.org("boundary")
+    ai_credits_spend(organization=org)
+    AiCredits.objects.filter(organization=org).update(
+        remaining=0, resets_at=timezone.now() - timedelta(seconds=1))
+    results = _spend_in_parallel(org, 12)
+    assert all(isinstance(r, int) for r in results), results
+    assert balance(org) == 50 - 12

@@ -1,0 +1,146 @@
+"""The shared graph in a real browser (Playwright driving Debian's Chromium): the share page
+and the embed inside an iframe of a page from another origin, with no cookies; a replaced
+token is 404 at once."""
+
+import json
+import os
+import threading
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from diagrams.tests.helpers import new_project, new_service
+
+# Playwright's sync API keeps an event loop around; the ORM calls below are plain ones.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-quic"]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser():  # the page's CSP forbids eval: wait with locators, not wait_for_function
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def shared(live_server, factory):
+    org = factory.org("acme")
+    token_key = factory.key(org, "sharer", ["projects:manage"])
+    from django.test import Client
+
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {token_key}")
+    project = new_project(client, "Checkout platform")
+    new_service(client, project, {"name": "Cart", "category": "commerce",
+                                  "produces": [{"name": "cart.events"}]})
+    new_service(client, project, {"name": "Checkout", "consumes": [{"name": "cart.events"}],
+                                  "produces": [{"name": "orders.placed"}]})
+    new_service(client, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}]})
+    token = client.post(f"/v1/projects/{project}/public-share-token").json()["token"]
+
+    def rotate() -> str:
+        request = urllib.request.Request(
+            f"{live_server.url}/v1/projects/{project}/public-share-token", method="POST",
+            headers={"Authorization": f"Bearer {token_key}"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())["token"]
+
+    return {"url": live_server.url, "token": token, "rotate": rotate}
+
+
+@pytest.fixture
+def other_origin(shared):
+    """A page on another origin (another port of 127.0.0.1) that embeds the graph."""
+    html = (f'<!doctype html><title>Partner wiki</title><h1>Our platform</h1>'
+            f'<iframe src="{shared["url"]}/share/{shared["token"]}/embed/" width="900" '
+            f'height="500"></iframe>').encode()
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(html)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+def test_share_page_shows_an_interactive_graph_without_cookies(browser, shared):
+    context = browser.new_context()
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{shared['url']}/share/{shared['token']}/")
+    assert page.locator("h1").inner_text() == "Checkout platform"
+    nodes = page.locator(".graph-stage g.node")
+    assert nodes.count() == 5  # three services, two topics
+    assert page.locator(".graph-stage .legend text").first.text_content() == "commerce"
+    before = page.locator(".graph-stage svg").get_attribute("viewBox")
+    page.locator("[data-zoom=in]").click()
+    assert page.locator(".graph-stage svg").get_attribute("viewBox") != before
+    # focus on Billing at depth 0: the graph is redrawn with Billing alone
+    page.select_option("[data-depth-select]", "0")
+    page.locator('g.node[data-entity-id="service--billing"]').dispatch_event("click")
+    expect(page.locator(".graph-stage g.node")).to_have_count(1)
+    assert page.locator("[data-focus-name]").inner_text() == "Billing"
+    page.locator("[data-clear-focus]").click()
+    expect(page.locator(".graph-stage g.node")).to_have_count(5)
+    assert context.cookies() == []
+    assert errors == []
+    context.close()
+
+
+def test_embed_in_another_origin_then_404_after_the_token_is_replaced(browser, shared,
+                                                                      other_origin):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(other_origin)
+    frame = page.frame_locator("iframe")
+    frame.locator("g.node").first.wait_for()
+    assert frame.locator("g.node").count() == 5
+    assert frame.locator("a.open-full").get_attribute("target") == "_blank"
+    new_token = shared["rotate"]()
+    page.reload()
+    frame = page.frame_locator("iframe")
+    frame.locator("h1").wait_for()
+    assert frame.locator("h1").inner_text() == "Not available"
+    assert frame.locator("g.node").count() == 0
+    response = page.goto(f"{shared['url']}/share/{shared['token']}/")
+    assert response.status == 404
+    response = page.goto(f"{shared['url']}/share/{new_token}/")
+    assert response.status == 200
+    assert page.locator(".graph-stage g.node").count() == 5
+    context.close()
+
+
+def test_the_share_page_cannot_be_framed(browser, shared):
+    """Only the embed may be framed: the full page refuses to load in another site."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_content(f'<iframe src="{shared["url"]}/share/{shared["token"]}/"></iframe>')
+    page.wait_for_timeout(500)
+    frame = page.frames[-1]
+    assert frame.url != f"{shared['url']}/share/{shared['token']}/" or \
+        frame.locator("g.node").count() == 0
+    context.close()
