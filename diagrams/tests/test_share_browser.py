@@ -14,9 +14,6 @@ from playwright.sync_api import expect
 
 from diagrams.tests.helpers import new_project, new_service
 
-# Playwright's sync API keeps an event loop around; the ORM calls below are plain ones.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -28,13 +25,22 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def browser():  # the page's CSP forbids eval: wait with locators, not wait_for_function
+def browser():
+    """Chromium for this module. Playwright's sync API keeps an event loop in this thread,
+    so while it runs the ORM calls of these tests (and their database teardown) are let
+    through Django's async guard; the variable is removed again afterwards (`check
+    --deploy` rightly refuses it). The pages' CSP forbids eval: wait with locators."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                                 args=CHROMIUM_ARGS)
+            yield browser
+            browser.close()
+    finally:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 @pytest.fixture
