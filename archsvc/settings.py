@@ -217,6 +217,12 @@ PADDLE_PRICES = {
     for plan in ("team", "business") for cycle in ("monthly", "annual")
 }
 
+# The assistant: the built-in analyst unless an OpenAI-compatible endpoint is configured.
+ASSISTANT_BASE_URL = os.environ.get("ASSISTANT_BASE_URL", "")
+ASSISTANT_MODEL = os.environ.get("ASSISTANT_MODEL", "gpt-4o-mini")
+ASSISTANT_API_KEY = os.environ.get("ASSISTANT_API_KEY", "")
+ASSISTANT_TIMEOUT_SECONDS = env_int("ASSISTANT_TIMEOUT_SECONDS", 20)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts.authentication.ApiKeyAuthentication",

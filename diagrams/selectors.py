@@ -198,3 +198,20 @@ def _when_label(project: Project, at: datetime | None) -> str:
     if at is not None and not _is_current(at):
         return f"As of {at:%Y-%m-%d %H:%M:%S} UTC"
     return f"Current state · last change {project.updated_at:%Y-%m-%d %H:%M} UTC"
+
+
+# --- The assistant's view of a project ------------------------------------------------------
+
+
+def assistant_context(*, project: Project):
+    """The project's current graph and its history (newest first, the latest 5,000 events):
+    all the assistant may read."""
+    from diagrams.assistant.context import AssistantContext, HistoryEvent
+
+    graph, entities = project_graph(project_state(project=project))
+    events = [HistoryEvent(at=s.valid_from, action=s.action, service_slug=s.slug,
+                           service_name=s.name, actor=s.actor)
+              for s in ServiceSnapshot.objects.filter(project=project)
+              .order_by("-valid_from", "-version")[:5000]]
+    return AssistantContext(project_name=project.name, graph=graph, entities=entities,
+                            history=events, now=timezone.now())

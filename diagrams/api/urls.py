@@ -1,6 +1,6 @@
 from django.urls import path
 
-from diagrams.api import graph_views, service_views, sharing_views, views
+from diagrams.api import assistant_views, graph_views, service_views, sharing_views, views
 
 P = "projects/<str:project_id>"
 
@@ -19,6 +19,7 @@ urlpatterns = [
     path(f"{P}/graph/svg", graph_views.GraphSvgView.as_view(), name="graph-svg"),
     path(f"{P}/public-share-token", sharing_views.PublicShareTokenView.as_view(),
          name="public-share-token"),
+    path(f"{P}/ai/chat", assistant_views.ChatView.as_view(), name="ai-chat"),
     path(f"{P}/entities", service_views.EntitiesView.as_view(), name="entities"),
     path(f"{P}/history", service_views.HistoryView.as_view(), name="history"),
     path(f"{P}/history/<str:snapshot_id>/diff", service_views.SnapshotDiffView.as_view(),

@@ -1,0 +1,54 @@
+"""`POST /v1/projects/{projectId}/ai/chat`: one credit a message, its own rate limit."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from archsvc.api.body import read_body
+from archsvc.api.schema import error_responses
+from archsvc.api.serializers import StrictCharField, StrictSerializer
+from billing.services import ai_credits_spend
+from diagrams import selectors
+from diagrams.api.views import PROJECT_ID
+from diagrams.assistant.context import Turn
+from diagrams.assistant.engine import assistant_answer
+
+
+class ChatTurnSerializer(StrictSerializer):
+    role = serializers.ChoiceField(choices=["user", "assistant"])
+    content = StrictCharField(min_length=1, max_length=4000, trim_whitespace=False)
+
+
+class AiChatRequestSerializer(StrictSerializer):
+    message = StrictCharField(min_length=1, max_length=4000, trim_whitespace=False)
+    history = ChatTurnSerializer(many=True, required=False, max_length=20)
+
+    def validate_message(self, value):
+        if not value.strip():
+            raise serializers.ValidationError("The message is empty.")
+        return value
+
+
+class AiChatResponseSerializer(serializers.Serializer):
+    reply = serializers.CharField()
+    references = serializers.ListField(child=serializers.CharField())
+    creditsRemaining = serializers.IntegerField(min_value=0)  # noqa: N815
+
+
+class ChatView(APIView):
+    rate_limit_group = "ai"
+
+    @extend_schema(operation_id="chatWithAssistant", tags=["assistant"],
+                   parameters=[PROJECT_ID], request=AiChatRequestSerializer,
+                   responses={200: AiChatResponseSerializer,
+                              **error_responses(400, 402, 404)})
+    def post(self, request, project_id):
+        project = selectors.project_get(actor=request.user, project_id=project_id)
+        body = read_body(request, AiChatRequestSerializer)
+        remaining = ai_credits_spend(organization=request.user.organization)  # 402: nothing
+        context = selectors.assistant_context(project=project)
+        history = [Turn(t["role"], t["content"]) for t in body.get("history", [])]
+        answer = assistant_answer(context, body["message"], history)
+        return Response({"reply": answer.reply, "references": answer.references,
+                         "creditsRemaining": remaining})

@@ -1,0 +1,150 @@
+"""The built-in analyst: no network, no model. It finds the entities a question names
+(fuzzily), works out what is asked from its words, and answers with the tools. A follow-up
+without a name ("and who consumes it?") is about the entity the conversation was on."""
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from django.utils import timezone
+
+from diagrams.assistant import tools
+from diagrams.assistant.context import Answer, AssistantContext, Turn
+from diagrams.assistant.matching import Mention, find_mentions, words
+
+CAN_ANSWER = ("who produces or consumes a topic; what a service produces, consumes or talks "
+              "to; what is affected if a service or topic fails; how data gets from A to B; "
+              "who owns a service and what a team owns; what is in a flow or category; topics "
+              "with no producer or consumer; cycles; the busiest topics and services; what "
+              "changed recently; and a summary of the project")
+
+MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"], start=1)}
+MONTHS.update({name[:3]: number for name, number in list(MONTHS.items())})
+
+
+def _has(text: str, *patterns: str) -> bool:
+    return any(re.search(p, text) for p in patterns)
+
+
+def _since(text: str, now: datetime) -> datetime | None:
+    """The start of the period a question asks about, or None."""
+    match = re.search(r"(?:last|past|previous)\s+(\d+)\s+(day|week|month|hour)s?", text)
+    if match:
+        count, unit = int(match.group(1)), match.group(2)
+        days = {"day": 1, "week": 7, "month": 30, "hour": 1 / 24}[unit]
+        return now - timedelta(days=count * days)
+    match = re.search(r"(\d{4})-(\d{1,2})-(\d{1,2})", text)
+    if match:
+        year, month, day = (int(g) for g in match.groups())
+        try:
+            return datetime(year, month, day, tzinfo=UTC)
+        except ValueError:
+            return None
+    match = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+([a-z]{3,9})\b(?:\s+(\d{4}))?", text)
+    month_first = re.search(r"\b([a-z]{3,9})\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?",
+                            text)
+    for found, day_group, month_group in ((match, 1, 2), (month_first, 2, 1)):
+        if found and found.group(month_group) in MONTHS:
+            year = int(found.group(3)) if found.group(3) else now.year
+            try:
+                start = datetime(year, MONTHS[found.group(month_group)],
+                                 int(found.group(day_group)), tzinfo=UTC)
+            except ValueError:
+                continue
+            return start if start <= now else start.replace(year=start.year - 1)
+    for phrase, days in (("yesterday", 1), ("today", 0), ("this week", 7), ("last week", 7),
+                         ("this month", 30), ("last month", 30), ("recently", 7),
+                         ("lately", 7)):
+        if phrase in text:
+            start = now - timedelta(days=days)
+            return start.replace(hour=0, minute=0, second=0, microsecond=0) \
+                if days <= 1 else start
+    return None
+
+
+def _recent_mentions(context: AssistantContext, history: list[Turn]) -> list[Mention]:
+    """The entities of the conversation's latest turn that named any."""
+    for turn in reversed(history[-6:]):
+        found = find_mentions(context, turn.content)
+        if found:
+            return found
+    return []
+
+
+def analyst_answer(context: AssistantContext, message: str, history: list[Turn]) -> Answer:
+    """Answer one question about the project, from its graph and history."""
+    text = " ".join(words(message))
+    raw = message.lower()
+    mentions = find_mentions(context, message)
+    follow_up = not mentions and _has(text, r"\b(it|its|that|this|them|those|they|there)\b")
+    if follow_up:
+        mentions = _recent_mentions(context, history)
+    kinds = [m.kind for m in mentions]
+    first = {kind: next((m for m in mentions if m.kind == kind), None)
+             for kind in ("service", "messaging", "owner", "flow", "category")}
+    node_mentions = [m for m in mentions if m.kind in ("service", "messaging")]
+    now = context.now or timezone.now()
+
+    if _has(text, r"\b(other|another|all|every|else)\b.*\b(project|organi[sz]ation|org|"
+                  r"tenant|customer|compan)", r"\b(projects|organi[sz]ations|tenants)\b"):
+        reply = tools.summary(context)
+        return Answer(f"I can only see this project, {context.project_name}. "
+                      f"{reply.reply}", reply.references)
+    if _has(text, r"\b(chang|modif|edit|updat|renam|delet|remov|add|creat|happen|new)\w*"):
+        since = _since(raw, now)
+        if since is not None or _has(text, r"what (has )?changed|what s new|any changes"):
+            return tools.changes(context, since or now - timedelta(days=7))
+    if _has(text, r"\bcycle|\bloop|circular|round trip|feedback"):
+        return tools.cycles(context)
+    if _has(text, r"\b(no|without|missing|zero|lack\w*)\s+(producer|consumer|one|publisher|"
+                  r"subscriber|reader|writer)", r"orphan|unconsumed|unproduced|unused|"
+                  r"dead end|nobody (produces|consumes|reads|writes|listens)|"
+                  r"(never|not) (consumed|produced|read|written)"):
+        return tools.orphans(context)
+    if _has(text, r"busiest|most (used|popular|connected|consumed|produced|read|important|"
+                  r"central|active)|\bhubs?\b|hotspot|heaviest|top \d+|bottleneck"):
+        return tools.busiest(context)
+    if _has(text, r"summar|overview|describe (the|this)? ?project|about (the|this) project|"
+                  r"big picture|how (big|large) is|what is in (the|this) project|what s in "
+                  r"(the|this) project"):
+        return tools.summary(context)
+    if node_mentions and _has(text, r"\bfail|\bdown\b|break|outage|impact|affect|blast|"
+                                    r"crash|depend on|goes away|stop"):
+        return tools.impact(context, node_mentions[0].entity_id)
+    if len(node_mentions) >= 2 and _has(text, r"\bfrom\b.*\bto\b|\bpath|\broute|get\w* to|"
+                                              r"reach|between|flow\w* (from|to)|connect"):
+        return tools.path(context, node_mentions[0].entity_id, node_mentions[1].entity_id)
+    group = first["owner"] or first["flow"] or first["category"]
+    if node_mentions and _has(text, r"\bown|responsib|maintain|\bteam\b|who runs|in charge"):
+        return tools.owner_of(context, node_mentions[0].entity_id)
+    if group is not None and (not node_mentions or _has(
+            text, r"\bown|\bin\b|belong|part of|members|contain|\bhas\b|\bhave\b|list|which|"
+                  r"what")):
+        return tools.members(context, group.entity_id)
+    topic = first["messaging"]
+    producing = _has(text, r"produc|publish|writ|emit|send|generat|push|come from|source|"
+                           r"origin|creat")
+    consuming = _has(text, r"consum|read|listen|subscrib|receiv|use[sd]?\b|process|handl|"
+                           r"goes? to|go to|sink|pick\w* up|pull")
+    if topic is not None and not first["service"]:
+        if consuming and not producing:
+            return tools.consumers(context, topic.entity_id)
+        if producing and not consuming:
+            return tools.producers(context, topic.entity_id)
+        producers = tools.producers(context, topic.entity_id)
+        consumers = tools.consumers(context, topic.entity_id)
+        return Answer(f"{producers.reply} {consumers.reply}",
+                      list(dict.fromkeys(producers.references + consumers.references)))
+    if first["service"] is not None:
+        return tools.service_io(context, first["service"].entity_id)
+    if "messaging" in kinds or "service" in kinds:
+        return tools.service_io(context, node_mentions[0].entity_id)
+    return Answer(f"I can't answer that from {context.project_name}'s architecture. I can "
+                  f"tell you {CAN_ANSWER}. Try, for example, \"who consumes "
+                  f"{_example_topic(context)}?\"", [])
+
+
+def _example_topic(context: AssistantContext) -> str:
+    topics = context.entities["topics"]
+    return next(iter(topics.values()))["name"] if topics else "a topic"

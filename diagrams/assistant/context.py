@@ -1,0 +1,48 @@
+"""What the assistant may read: one project's current graph, its entities and its history.
+Nothing of any other project or organization is ever in here."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import networkx as nx
+
+
+@dataclass(frozen=True)
+class HistoryEvent:
+    at: datetime
+    action: str  # created, updated, renamed, deleted
+    service_slug: str
+    service_name: str
+    actor: str
+
+
+@dataclass
+class AssistantContext:
+    project_name: str
+    graph: nx.DiGraph  # services and topics, edges as data flows (rendering/graph.py)
+    entities: dict  # ProjectEntities (entities.py)
+    history: list[HistoryEvent] = field(default_factory=list)  # newest first
+    now: datetime | None = None
+
+
+@dataclass
+class Answer:
+    reply: str
+    references: list[str]  # entity ids the answer used
+
+
+@dataclass(frozen=True)
+class Turn:
+    role: str  # user or assistant
+    content: str
+
+
+def context_from_states(*, project_name: str, services: list, history: list[HistoryEvent],
+                        now: datetime | None = None) -> AssistantContext:
+    """The context of a project state (a list of entities.ServiceState), without a
+    database: the API builds it from selectors, the evaluation from the demo architecture."""
+    from diagrams.rendering.graph import project_graph
+
+    graph, entities = project_graph(services)
+    return AssistantContext(project_name=project_name, graph=graph, entities=entities,
+                            history=history, now=now)
