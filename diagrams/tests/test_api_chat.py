@@ -1,0 +1,200 @@
+"""The chat endpoint: AiChatRequest/AiChatResponse (CONTRACT 9), one credit a message,
+its own rate limit, and the LLM engine against a real chat-completions server."""
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from billing.models import AiCredits
+from diagrams.tests.helpers import new_project, new_service
+
+
+@pytest.fixture
+def project(api):
+    project = new_project(api, "Shop")
+    new_service(api, project, {"name": "Checkout", "owner": "checkout-team",
+                               "produces": [{"name": "orders.placed"}]})
+    new_service(api, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}],
+                               "produces": [{"name": "invoices"}]})
+    new_service(api, project, {"name": "Mailer", "consumes": [{"name": "invoices"}]})
+    return project
+
+
+def chat(client, project, message, history=None):
+    body = {"message": message}
+    if history is not None:
+        body["history"] = history
+    return client.post(f"/v1/projects/{project}/ai/chat", body, content_type="application/json")
+
+
+def credits(client) -> int:
+    return client.get("/v1/billing/ai-credits").json()["remaining"]
+
+
+def test_answers_cite_their_sources_and_cost_one_credit(api, project):
+    response = chat(api, project, "Who consumes ORDERS placed?")
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"reply", "references", "creditsRemaining"}
+    assert "Billing" in body["reply"]
+    assert {"messaging--orders-placed", "service--billing"} <= set(body["references"])
+    assert body["creditsRemaining"] == 49 == credits(api)
+
+
+def test_follow_ups_use_the_history(api, project):
+    history = [{"role": "user", "content": "who produces invoices?"},
+               {"role": "assistant", "content": "Billing produces invoices."}]
+    body = chat(api, project, "and who consumes it?", history).json()
+    assert "Mailer" in body["reply"] and "service--mailer" in body["references"]
+
+
+def test_impact_and_paths(api, project):
+    body = chat(api, project, "what breaks if Checkout goes down?").json()
+    assert "Billing" in body["reply"] and "Mailer" in body["reply"]
+    body = chat(api, project, "how does data get from checkout to the mailer?").json()
+    assert "orders.placed" in body["reply"] and "invoices" in body["reply"]
+
+
+def test_an_unanswerable_question_says_so(api, project):
+    body = chat(api, project, "what's the weather in Paris?").json()
+    assert "can't answer" in body["reply"] and body["references"] == []
+
+
+def test_it_speaks_of_this_project_only(factory, api, project):
+    other = factory.key_client(factory.org("rival"))
+    secret = new_project(other, "Secret Rival Platform")
+    new_service(other, secret, {"name": "Hidden Engine"})
+    body = chat(api, project, "list all projects of every organization").json()
+    assert "Rival" not in body["reply"] and "Hidden" not in body["reply"]
+    assert "Shop" in body["reply"]
+    response = chat(api, secret, "who produces anything?")
+    assert response.status_code == 404 and response.json()["code"] == "project_not_found"
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"message": ""}, "message"),
+    ({"message": "x" * 4001}, "message"),
+    ({"message": "   "}, "message"),
+    ({"message": "hi", "history": [{"role": "user", "content": "q"}] * 21}, "history"),
+    ({"message": "hi", "history": [{"role": "system", "content": "q"}]}, "history[0].role"),
+    ({"message": "hi", "history": [{"role": "user", "content": ""}]}, "history[0].content"),
+    ({"message": "hi", "history": [{"role": "user", "content": "q", "x": 1}]},
+     "history[0].x"),
+    ({"message": "hi", "temperature": 2}, "temperature"),
+    ({}, "message"),
+])
+def test_bad_requests_are_400_and_spend_nothing(api, project, body, field):
+    response = api.post(f"/v1/projects/{project}/ai/chat", body,
+                        content_type="application/json")
+    assert response.status_code == 400
+    assert field in {v["field"] for v in response.json()["violations"]}
+    assert credits(api) == 50
+
+
+def test_no_credits_left_is_402_and_nothing_spent(api, org, project):
+    chat(api, project, "summary")
+    AiCredits.objects.filter(organization=org).update(remaining=0)
+    response = chat(api, project, "summary")
+    assert response.status_code == 402
+    assert response.json()["code"] == "insufficient_ai_credits"
+    assert credits(api) == 0
+
+
+def test_chat_has_its_own_rate_limit(api, project, settings):
+    settings.RATE_LIMIT_AI = "2/h"
+    assert chat(api, project, "summary").status_code == 200
+    assert chat(api, project, "summary").status_code == 200
+    response = chat(api, project, "summary")
+    assert response.status_code == 429 and response.json()["code"] == "rate_limited"
+    assert api.get(f"/v1/projects/{project}").status_code == 200  # reads are unaffected
+
+
+# --- the LLM engine against a real chat-completions server -----------------------------------
+
+
+class FakeModel:
+    """An OpenAI-compatible /chat/completions: first asks for a tool, then answers with what
+    the tool said; records every request."""
+
+    def __init__(self, delay: float = 0.0):
+        self.requests: list[dict] = []
+        self.delay = delay
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 - http.server's name
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                model.requests.append({"path": self.path, "auth": self.headers["Authorization"],
+                                       "body": body})
+                time.sleep(model.delay)
+                tool_results = [m for m in body["messages"] if m["role"] == "tool"]
+                if not tool_results:
+                    message = {"role": "assistant", "content": None, "tool_calls": [{
+                        "id": "call_1", "type": "function",
+                        "function": {"name": "consumers",
+                                     "arguments": json.dumps({"topic": "orders placed"})}}]}
+                else:
+                    message = {"role": "assistant",
+                               "content": f"According to the graph: {tool_results[-1]['content']}"}
+                payload = json.dumps({"id": "chatcmpl-1", "object": "chat.completion",
+                                      "choices": [{"index": 0, "message": message,
+                                                   "finish_reason": "stop"}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+@pytest.fixture
+def model(settings):
+    fake = FakeModel()
+    settings.ASSISTANT_BASE_URL = fake.url
+    settings.ASSISTANT_MODEL = "test-model"
+    settings.ASSISTANT_API_KEY = "sk-test"
+    settings.ASSISTANT_TIMEOUT_SECONDS = 2
+    yield fake
+    fake.close()
+
+
+def test_the_model_answers_grounded_by_a_tool_call(api, project, model):
+    body = chat(api, project, "Which services read the order events?").json()
+    assert body["reply"].startswith("According to the graph: Billing consumes orders.placed")
+    assert {"messaging--orders-placed", "service--billing"} <= set(body["references"])
+    first, second = model.requests
+    assert first["path"] == "/v1/chat/completions" and first["auth"] == "Bearer sk-test"
+    assert first["body"]["model"] == "test-model"
+    assert {t["function"]["name"] for t in first["body"]["tools"]} >= {"producers", "impact"}
+    assert first["body"]["messages"][0]["role"] == "system"
+    assert "Shop" in first["body"]["messages"][0]["content"]
+    tool_message = second["body"]["messages"][-1]
+    assert tool_message == {"role": "tool", "tool_call_id": "call_1",
+                            "content": "Billing consumes orders.placed."}
+
+
+def test_a_slow_model_falls_back_to_the_analyst_and_says_so(api, project, model, settings):
+    model.delay = 3
+    settings.ASSISTANT_TIMEOUT_SECONDS = 1
+    body = chat(api, project, "who consumes orders.placed?").json()
+    assert body["reply"].startswith("(The language model did not answer")
+    assert "Billing" in body["reply"] and "service--billing" in body["references"]
+
+
+def test_an_unreachable_model_falls_back(api, project, settings):
+    settings.ASSISTANT_BASE_URL = "http://127.0.0.1:9/v1"
+    settings.ASSISTANT_TIMEOUT_SECONDS = 1
+    body = chat(api, project, "who owns checkout?").json()
+    assert "checkout-team" in body["reply"] and "did not answer" in body["reply"]
