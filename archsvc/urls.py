@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
+from django.views.generic.base import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.views import home_view
@@ -20,6 +21,7 @@ urlpatterns = [
     path("", include("billing.urls")),
     path("", include("diagrams.urls")),
     path("admin/", admin.site.urls),
+    path("favicon.ico", RedirectView.as_view(url="/static/favicon.svg", permanent=True)),
     path("", home_view, name="home"),
 ]
 
