@@ -14,6 +14,7 @@ from accounts.selectors import user_authenticate, user_memberships
 from accounts.services import session_end, session_start, user_signup
 from archsvc.api.errors import ResourceAlreadyExists
 from archsvc.api.ratelimit import client_ip, rate_limit_hit
+from diagrams.selectors import project_list
 
 
 def _next_url(request) -> str:
@@ -123,4 +124,5 @@ def home_view(request):
         return redirect(f"/accounts/login/?next={request.path}")
     session = page_session(request)
     memberships = list(user_memberships(user_id=session.membership.user_id))
-    return render(request, "home.html", {"memberships": memberships})
+    projects, _ = project_list(actor=actor, page=0, size=100)
+    return render(request, "home.html", {"memberships": memberships, "projects": projects})

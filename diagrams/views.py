@@ -160,3 +160,23 @@ def project_share_settings(request, project_id: str):
         "project": project, "share": share, "links": links, "message": message,
         "can_manage": actor.can_manage_project(created_by_ref=project.created_by_ref),
     }, status=status)
+
+
+@require_GET
+def project_page(request, project_id: str):
+    """A project: its interactive graph (the API's SVG, with the member's session) and the
+    assistant's chat panel."""
+    actor = page_actor(request)
+    if actor is None:
+        return redirect(f"/accounts/login/?next={request.path}")
+    try:
+        project = project_get(actor=actor, project_id=project_id)
+    except ApiError:
+        return render(request, "404.html", status=404)
+    graph, layout, header = project_graph_view(project=project, at=None, filtered_ids=[],
+                                               depth=None)
+    return render(request, "diagrams/project.html", {
+        "project": project, "svg": svg_document(graph, layout, **header),
+        "svg_url": f"/v1/projects/{project.id}/graph/svg", "depth": 1, "depths": range(6),
+        "filtered_ids": "",
+    })

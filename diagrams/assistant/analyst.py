@@ -63,23 +63,51 @@ def _since(text: str, now: datetime) -> datetime | None:
     return None
 
 
-def _recent_mentions(context: AssistantContext, history: list[Turn]) -> list[Mention]:
-    """The entities of the conversation's latest turn that named any."""
-    for turn in reversed(history[-6:]):
-        found = find_mentions(context, turn.content)
-        if found:
-            return found
+REFERRED_KIND = (("team", "owner"), ("owner", "owner"), ("service", "service"),
+                 ("topic", "messaging"), ("flow", "flow"), ("category", "category"))
+
+
+def _recent_mentions(context: AssistantContext, history: list[Turn],
+                     text: str = "") -> list[Mention]:
+    """What "it" or "that team" refers to: the entities (of that kind, when the question
+    says which) of the latest question that named any, else of the latest answer."""
+    wanted = next((kind for word, kind in REFERRED_KIND
+                   if re.search(rf"\b(that|this|the|same)\s+{word}", text)), None)
+    recent = history[-6:]
+    for role in ("user", "assistant"):
+        for turn in reversed(recent):
+            if turn.role == role:
+                found = [m for m in find_mentions(context, turn.content)
+                         if wanted is None or m.kind == wanted]
+                if found:
+                    return found
     return []
+
+
+OUT_OF_SCOPE = (r"\b(cpu|memory|ram|disk space|latency|uptime|response time|cost|costs|"
+                r"salary|weather|revenue|sla|error rate|logs?|password|secret)\b")
 
 
 def analyst_answer(context: AssistantContext, message: str, history: list[Turn]) -> Answer:
     """Answer one question about the project, from its graph and history."""
     text = " ".join(words(message))
-    raw = message.lower()
     mentions = find_mentions(context, message)
-    follow_up = not mentions and _has(text, r"\b(it|its|that|this|them|those|they|there)\b")
-    if follow_up:
-        mentions = _recent_mentions(context, history)
+    if not mentions and _has(text, r"\b(it|its|that|this|them|those|they|there|he|she)\b"):
+        mentions = _recent_mentions(context, history, text)  # "and who consumes it?"
+    elif mentions and _has(text, r"^(and |so |ok |okay )?(what|how) about\b|^and\b|"
+                                 r"^same (for|with)\b") and not _asks_anything(text):
+        # "and what about Pricing?": the previous question, about this entity
+        previous = next((t.content for t in reversed(history) if t.role == "user"), None)
+        if previous:
+            text = " ".join(words(previous))
+    return _route(context, text, message.lower(), mentions)
+
+
+def _asks_anything(text: str) -> bool:
+    return _has(text, r"produc|consum|own|fail|cycle|path|busiest|chang|summar|depend|flow to")
+
+
+def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mention]) -> Answer:
     kinds = [m.kind for m in mentions]
     first = {kind: next((m for m in mentions if m.kind == kind), None)
              for kind in ("service", "messaging", "owner", "flow", "category")}
@@ -91,32 +119,41 @@ def analyst_answer(context: AssistantContext, message: str, history: list[Turn])
         reply = tools.summary(context)
         return Answer(f"I can only see this project, {context.project_name}. "
                       f"{reply.reply}", reply.references)
+    if _has(text, OUT_OF_SCOPE):
+        return _cannot(context)
     if _has(text, r"\b(chang|modif|edit|updat|renam|delet|remov|add|creat|happen|new)\w*"):
         since = _since(raw, now)
         if since is not None or _has(text, r"what (has )?changed|what s new|any changes"):
             return tools.changes(context, since or now - timedelta(days=7))
-    if _has(text, r"\bcycle|\bloop|circular|round trip|feedback"):
-        return tools.cycles(context)
+    if _has(text, r"\bcycles?\b|\bloops?\b|circular|round trip|feedback"):
+        return tools.cycles(context, node_mentions[0].entity_id if node_mentions else None)
     if _has(text, r"\b(no|without|missing|zero|lack\w*)\s+(producer|consumer|one|publisher|"
                   r"subscriber|reader|writer)", r"orphan|unconsumed|unproduced|unused|"
                   r"dead end|nobody (produces|consumes|reads|writes|listens)|"
                   r"(never|not) (consumed|produced|read|written)"):
         return tools.orphans(context)
-    if _has(text, r"busiest|most (used|popular|connected|consumed|produced|read|important|"
-                  r"central|active)|\bhubs?\b|hotspot|heaviest|top \d+|bottleneck"):
+    if not node_mentions and _has(
+            text, r"busiest|most (used|popular|connected|consumed|produced|read|important|"
+                  r"central|active|consumers|producers|connections|links|topics|traffic)|"
+                  r"\bhubs?\b|hotspot|heaviest|\btop\b|bottleneck|(consumes|produces|reads|"
+                  r"publishes) the most|by traffic"):
         return tools.busiest(context)
-    if _has(text, r"summar|overview|describe (the|this)? ?project|about (the|this) project|"
-                  r"big picture|how (big|large) is|what is in (the|this) project|what s in "
-                  r"(the|this) project"):
+    if not mentions and _has(text, r"summar|overview|describe|about (the|this) project|"
+                                   r"big picture|how (big|large|many)|what is in (the|this) "
+                                   r"project|what s in (the|this) project|architecture"):
         return tools.summary(context)
     if node_mentions and _has(text, r"\bfail|\bdown\b|break|outage|impact|affect|blast|"
-                                    r"crash|depend on|goes away|stop"):
+                                    r"crash|depend\w* on|goes away|\bstop"):
         return tools.impact(context, node_mentions[0].entity_id)
     if len(node_mentions) >= 2 and _has(text, r"\bfrom\b.*\bto\b|\bpath|\broute|get\w* to|"
-                                              r"reach|between|flow\w* (from|to)|connect"):
+                                              r"reach|between|flow\w* (from|to)|connect|"
+                                              r"lead\w* to|end\w* up|travel|make\w* it"):
         return tools.path(context, node_mentions[0].entity_id, node_mentions[1].entity_id)
     group = first["owner"] or first["flow"] or first["category"]
-    if node_mentions and _has(text, r"\bown|responsib|maintain|\bteam\b|who runs|in charge"):
+    if first["owner"] is not None and _has(text, r"\bown|\belse\b|\bwhat\b|\bwhich\b|list"):
+        return tools.members(context, first["owner"].entity_id)
+    if node_mentions and _has(text, r"\bown|responsib|maintain|\bteam\b|who runs|in charge|"
+                                    r"\bwhose\b"):
         return tools.owner_of(context, node_mentions[0].entity_id)
     if group is not None and (not node_mentions or _has(
             text, r"\bown|\bin\b|belong|part of|members|contain|\bhas\b|\bhave\b|list|which|"
@@ -140,6 +177,10 @@ def analyst_answer(context: AssistantContext, message: str, history: list[Turn])
         return tools.service_io(context, first["service"].entity_id)
     if "messaging" in kinds or "service" in kinds:
         return tools.service_io(context, node_mentions[0].entity_id)
+    return _cannot(context)
+
+
+def _cannot(context: AssistantContext) -> Answer:
     return Answer(f"I can't answer that from {context.project_name}'s architecture. I can "
                   f"tell you {CAN_ANSWER}. Try, for example, \"who consumes "
                   f"{_example_topic(context)}?\"", [])

@@ -37,8 +37,33 @@ def _catalog(context: AssistantContext) -> list[tuple[tuple[str, ...], str, str,
     return [item for item in out if item[0]]
 
 
+# Words that say which kind a shared name means ("the checkout flow", "catalog service").
+HINTS = {
+    "flow": {"flow", "flows", "journey", "process"},
+    "category": {"category", "categories", "domain", "domains", "area"},
+    "owner": {"team", "teams", "squad", "owner", "owners"},
+    "messaging": {"topic", "topics", "event", "events", "queue", "queues", "stream", "message",
+                  "messages", "channel"},
+    "service": {"service", "services", "app", "application", "microservice", "system"},
+}
+DEFAULT_RANK = {"service": 0, "messaging": 1, "owner": 2, "flow": 3, "category": 4}
+
+
+def _hint(tokens: list[str], start: int, span: int, kind: str) -> float:
+    """How strongly the words around a name say it is of `kind`: next to it, two words
+    away, or anywhere in the question."""
+    hints = HINTS[kind]
+    if set(tokens[max(0, start - 1):start] + tokens[start + span:start + span + 1]) & hints:
+        return 1.0
+    if set(tokens[max(0, start - 2):start] + tokens[start + span:start + span + 2]) & hints:
+        return 0.75
+    return 0.5 if set(tokens) & hints else 0.0
+
+
 def find_mentions(context: AssistantContext, text: str) -> list[Mention]:
-    """Entities named in `text`, best first, not overlapping, in order of appearance."""
+    """Entities named in `text`, best first, not overlapping, in order of appearance. A
+    name several kinds share goes to the kind its neighbouring words name, else to a
+    service, then a topic, a team, a flow, a category."""
     tokens = words(text)
     candidates: list[Mention] = []
     for name_words, entity_id, kind, display in _catalog(context):
@@ -57,7 +82,8 @@ def find_mentions(context: AssistantContext, text: str) -> list[Mention]:
                     continue
                 candidates.append(Mention(entity_id, kind, display, start, span, score))
     # a longer exact name wins over a shorter one inside it ("orders placed" over "orders")
-    candidates.sort(key=lambda m: (-m.score, -m.length, m.start, m.entity_id))
+    candidates.sort(key=lambda m: (-m.score, -m.length, -_hint(tokens, m.start, m.length, m.kind),
+                                   DEFAULT_RANK[m.kind], m.start, m.entity_id))
     taken: set[int] = set()
     chosen: list[Mention] = []
     seen: set[str] = set()

@@ -147,36 +147,64 @@ def orphans(context: AssistantContext) -> Answer:
     return Answer(" ".join(parts), unproduced + unconsumed)
 
 
-def cycles(context: AssistantContext) -> Answer:
+MAX_CYCLES = 1000
+
+
+def cycles(context: AssistantContext, entity_id: str | None = None) -> Answer:
+    """The cycles of the data flow, shortest first (or those through one entity)."""
     found = []
     for cycle in nx.simple_cycles(context.graph):
         found.append(cycle)
-        if len(found) >= 10:
+        if len(found) >= MAX_CYCLES:
             break
+    total = f"{len(found)}{'+' if len(found) >= MAX_CYCLES else ''}"
+    if entity_id is not None:
+        found = [c for c in found if entity_id in c]
+        if not found:
+            return Answer(f"{_name(context, entity_id)} is not part of any cycle.",
+                          [entity_id])
     if not found:
         return Answer("There are no cycles: data never comes back to where it started.", [])
     found.sort(key=lambda c: (len(c), sorted(c)))
-    lines = [f"There {'is' if len(found) == 1 else 'are'} {len(found)}"
-             f"{'+' if len(found) >= 10 else ''} cycle{'s' if len(found) > 1 else ''}:"]
-    for cycle in found:
+    subject = (f"{_name(context, entity_id)} is part of {len(found)} cycle"
+               f"{'s' if len(found) > 1 else ''}" if entity_id else
+               f"There {'is' if total == '1' else 'are'} {total} cycle"
+               f"{'' if total == '1' else 's'} in the data flow")
+    lines = [subject + (", the shortest:" if len(found) > 5 else ":")]
+    for cycle in found[:5]:
         start = cycle.index(min(cycle))
         ordered = cycle[start:] + cycle[:start]
         lines.append("- " + " → ".join(_name(context, n) for n in ordered + ordered[:1]))
-    return Answer("\n".join(lines), sorted({n for c in found for n in c}))
+    return Answer("\n".join(lines), sorted({n for c in found[:5] for n in c}))
+
+
+def _top(items: list[tuple[str, int]], least: int = 3) -> list[tuple[str, int]]:
+    """The first `least` by count, and any tied with the last of them."""
+    items = sorted(items, key=lambda item: (-item[1], item[0]))
+    if len(items) <= least:
+        return items
+    cut = items[least - 1][1]
+    return [item for item in items if item[1] >= cut][:max(least, 8)]
 
 
 def busiest(context: AssistantContext, count: int = 3) -> Answer:
     graph = context.graph
-    topics = sorted((n for n in graph if graph.nodes[n]["type"] == "messaging"),
-                    key=lambda n: (-graph.degree(n), n))[:count]
-    services = sorted((n for n in graph if graph.nodes[n]["type"] == "service"),
-                      key=lambda n: (-graph.degree(n), n))[:count]
-    topic_text = ", ".join(f"{_name(context, t)} ({graph.in_degree(t)} producer(s), "
-                           f"{graph.out_degree(t)} consumer(s))" for t in topics)
-    service_text = ", ".join(f"{_name(context, s)} ({graph.degree(s)} topics)"
-                             for s in services)
-    return Answer(f"The busiest topics: {topic_text or 'none'}. The busiest services: "
-                  f"{service_text or 'none'}.", topics + services)
+    topics = [n for n in graph if graph.nodes[n]["type"] == "messaging"]
+    services = [n for n in graph if graph.nodes[n]["type"] == "service"]
+    consumed = _top([(t, graph.out_degree(t)) for t in topics], count)
+    connected = _top([(s, graph.degree(s)) for s in services], count)
+    consuming = _top([(s, graph.in_degree(s)) for s in services], 1)
+    producing = _top([(s, graph.out_degree(s)) for s in services], 1)
+
+    def listing(items, unit):
+        return ", ".join(f"{_name(context, n)} ({c} {unit})" for n, c in items) or "none"
+
+    text = (f"The most consumed topics: {listing(consumed, 'consumers')}. The services with "
+            f"the most connections: {listing(connected, 'topics')}. Consuming the most "
+            f"topics: {listing(consuming, 'topics')}; producing the most: "
+            f"{listing(producing, 'topics')}.")
+    references = list(dict.fromkeys(n for n, _ in consumed + connected + consuming + producing))
+    return Answer(text, references)
 
 
 def changes(context: AssistantContext, since: datetime) -> Answer:
@@ -199,6 +227,7 @@ def summary(context: AssistantContext) -> Answer:
     e = context.entities
     graph = context.graph
     top = busiest(context, 1)
+    top = Answer(top.reply.split(" Consuming")[0], top.references)
     unproduced = sum(1 for t in e["topics"].values() if not t["producers"])
     unconsumed = sum(1 for t in e["topics"].values() if not t["consumers"])
     text = (f"{context.project_name} has {len(e['services'])} services and "

@@ -50,7 +50,7 @@
     var readable = 1.6;  // beyond this the 12px labels are too small to read
     if (scale > readable) {
       var w = stage.width * readable, h = stage.height * readable;
-      var y = h > f.h ? f.y - (h - f.h) / 2 : f.y;
+      var y = f.y;  // the top of the graph at the top of the stage
       this.view = { x: f.x, y: y, w: w, h: h };
     } else {
       this.view = { x: f.x, y: f.y, w: f.w, h: f.h };
@@ -191,5 +191,14 @@
     if (now) now.addEventListener("click", function () { if (at) at.value = ""; self.at = ""; self.load(); });
   };
 
-  document.querySelectorAll("[data-graph-viewer]").forEach(function (root) { new Viewer(root); });
+  document.querySelectorAll("[data-graph-viewer]").forEach(function (root) {
+    var viewer = new Viewer(root);
+    // other parts of the page (the chat's cited entities) can focus the graph
+    document.addEventListener("archsvc:focus", function (event) {
+      var id = event.detail && event.detail.id;
+      if (!id || !root.querySelector("[data-depth-select]")) return;
+      viewer.focus = id;
+      viewer.load();
+    });
+  });
 })();

@@ -1,0 +1,61 @@
+"""The project page in a real browser: the graph, and the assistant's chat panel whose cited
+entities focus the graph."""
+
+import os
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.services import session_start
+from diagrams.tests.helpers import new_project, new_service
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-quic"]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """See test_share_browser.py: the async guard is lifted while Playwright runs."""
+    from playwright.sync_api import sync_playwright
+
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                                 args=CHROMIUM_ARGS)
+            yield browser
+            browser.close()
+    finally:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+def test_ask_the_assistant_and_focus_a_cited_service(browser, live_server, factory):
+    org = factory.org("acme")
+    membership = factory.member(org, role="admin")
+    client = factory.member_client(membership, enforce_csrf=False)
+    project = new_project(client, "Shop")
+    new_service(client, project, {"name": "Checkout", "produces": [{"name": "orders.placed"}]})
+    new_service(client, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}]})
+    new_service(client, project, {"name": "Mailer", "consumes": [{"name": "orders.placed"}]})
+    context = browser.new_context()
+    context.add_cookies([{"name": "__session", "value": session_start(membership=membership),
+                          "url": live_server.url}])
+    page = context.new_page()
+    page.goto(f"{live_server.url}/projects/{project}/")
+    expect(page.locator(".graph-stage g.node")).to_have_count(4)
+    page.fill("#chat-input", "who consumes orders placed?")
+    page.click("[data-chat-form] button")
+    reply = page.locator(".chat-assistant").last
+    expect(reply).to_contain_text("Billing and Mailer consume orders.placed")
+    expect(page.locator("[data-chat-credits]")).to_have_text("49 credits left")
+    page.locator(".chat-assistant .chip", has_text="Billing").click()
+    expect(page.locator(".graph-stage g.node")).to_have_count(2)  # Billing and its topic
+    expect(page.locator("[data-focus-name]")).to_have_text("Billing")
+    context.close()
