@@ -18,6 +18,8 @@ urlpatterns = [
     path("v1/", include(v1)),
     re_path(r"^v1$", api_not_found),
     path("accounts/", include("accounts.urls")),
+    path("settings/", include("accounts.settings_urls")),
+    path("projects/<str:project_id>/", include("diagrams.editor_urls")),
     path("", include("billing.urls")),
     path("", include("diagrams.urls")),
     path("admin/", admin.site.urls),

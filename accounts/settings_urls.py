@@ -1,0 +1,3 @@
+"""Organization settings pages (members, API keys, billing)."""
+
+urlpatterns: list = []

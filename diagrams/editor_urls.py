@@ -1,0 +1,3 @@
+"""Service editor and history pages of a project."""
+
+urlpatterns: list = []
