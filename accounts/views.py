@@ -14,7 +14,6 @@ from accounts.selectors import user_authenticate, user_memberships
 from accounts.services import session_end, session_start, user_signup
 from archsvc.api.errors import ResourceAlreadyExists
 from archsvc.api.ratelimit import client_ip, rate_limit_hit
-from diagrams.selectors import project_list
 
 
 def _next_url(request) -> str:
@@ -116,13 +115,3 @@ def switch_organization_view(request):
     response = redirect("/")
     set_session_cookie(response, session_start(membership=target))
     return response
-
-
-def home_view(request):
-    actor = page_actor(request)
-    if actor is None:
-        return redirect(f"/accounts/login/?next={request.path}")
-    session = page_session(request)
-    memberships = list(user_memberships(user_id=session.membership.user_id))
-    projects, _ = project_list(actor=actor, page=0, size=100)
-    return render(request, "home.html", {"memberships": memberships, "projects": projects})

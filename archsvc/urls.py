@@ -3,7 +3,6 @@ from django.urls import include, path, re_path
 from django.views.generic.base import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from accounts.views import home_view
 from archsvc.api.views import api_not_found
 
 v1 = [
@@ -24,7 +23,6 @@ urlpatterns = [
     path("", include("diagrams.urls")),
     path("admin/", admin.site.urls),
     path("favicon.ico", RedirectView.as_view(url="/static/favicon.svg", permanent=True)),
-    path("", home_view, name="home"),
 ]
 
 handler404 = "archsvc.api.views.handler404"
