@@ -3,6 +3,8 @@
 from datetime import timedelta
 
 from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.crypto import get_random_string
@@ -10,7 +12,7 @@ from django.utils.text import slugify
 
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from accounts.tokens import api_key_token_encode, session_token_encode
-from archsvc.api.errors import BadRequest, ResourceAlreadyExists
+from archsvc.api.errors import BadRequest, Forbidden, NotFound, ResourceAlreadyExists
 
 
 def organization_create(*, name: str, slug: str | None = None) -> Organization:
@@ -119,3 +121,91 @@ def api_key_revoke(*, organization: Organization, name: str) -> int:
     return ApiKey.objects.filter(
         organization=organization, name=name, revoked_at__isnull=True
     ).update(revoked_at=timezone.now())
+
+
+# --- members, for the organization's settings pages -----------------------------------------
+
+
+def _admin_required(actor) -> None:
+    if not actor.is_admin:
+        raise Forbidden("Only an admin of the organization can manage its members.")
+
+
+def _role_checked(role: str) -> str:
+    if role not in dict(Membership.ROLES):
+        raise BadRequest(f"role must be one of: {', '.join(dict(Membership.ROLES))}")
+    return role
+
+
+def _membership_of_org(actor, membership_id) -> Membership:
+    """The organization's membership, locked; another organization's answers as missing."""
+    try:
+        return Membership.objects.select_for_update().select_related("user").get(
+            pk=int(membership_id), organization_id=actor.organization_id)
+    except (Membership.DoesNotExist, ValueError, TypeError) as exc:
+        raise NotFound("No such member in this organization.") from exc
+
+
+def _other_admins_exist(membership: Membership) -> bool:
+    # Lock every admin row of the organization so two admins removing each other at once
+    # cannot both succeed and leave it without one.
+    admins = list(Membership.objects.select_for_update().filter(
+        organization_id=membership.organization_id, role=Membership.ROLE_ADMIN
+    ).values_list("pk", flat=True))
+    return any(pk != membership.pk for pk in admins)
+
+
+@transaction.atomic
+def membership_add(*, actor, email: str, role: str = Membership.ROLE_MEMBER) -> Membership:
+    """An admin adds someone by e-mail. A user who does not exist yet is created without a
+    usable password (they cannot log in until one is set by an operator)."""
+    _admin_required(actor)
+    _role_checked(role)
+    email = User.objects.normalize_email((email or "").strip()).lower()
+    try:
+        validate_email(email)
+    except ValidationError as exc:
+        raise BadRequest("Enter a valid e-mail address.") from exc
+    user = User.objects.filter(email=email).first()
+    if user is None:
+        user = User(email=email)
+        user.set_unusable_password()
+        user.save()
+    elif Membership.objects.filter(user=user, organization_id=actor.organization_id).exists():
+        raise ResourceAlreadyExists(f"{email} is already a member of this organization.")
+    try:
+        with transaction.atomic():
+            return Membership.objects.create(user=user, organization_id=actor.organization_id,
+                                             role=role)
+    except IntegrityError as exc:  # added concurrently
+        raise ResourceAlreadyExists(
+            f"{email} is already a member of this organization.") from exc
+
+
+@transaction.atomic
+def membership_set_role(*, actor, membership_id, role: str) -> Membership:
+    """An admin changes a member's role; the last admin cannot be demoted."""
+    _admin_required(actor)
+    _role_checked(role)
+    membership = _membership_of_org(actor, membership_id)
+    if membership.role == role:
+        return membership
+    if membership.role == Membership.ROLE_ADMIN and not _other_admins_exist(membership):
+        raise BadRequest("The organization needs at least one admin; make someone else "
+                         "admin first.")
+    membership.role = role
+    membership.save(update_fields=["role"])
+    return membership
+
+
+@transaction.atomic
+def membership_remove(*, actor, membership_id) -> Membership:
+    """An admin removes a member of the organization (their sessions go with the row, so
+    they are logged out at once); the last admin cannot be removed."""
+    _admin_required(actor)
+    membership = _membership_of_org(actor, membership_id)
+    if membership.role == Membership.ROLE_ADMIN and not _other_admins_exist(membership):
+        raise BadRequest("The organization needs at least one admin; the last one cannot "
+                         "be removed.")
+    membership.delete()
+    return membership

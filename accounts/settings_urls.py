@@ -1,3 +1,13 @@
 """Organization settings pages (members, API keys, billing)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from accounts import settings_views
+
+urlpatterns: list = [
+    path("", settings_views.settings_index, name="settings"),
+    path("members/", settings_views.members_view, name="settings-members"),
+    path("api-keys/", settings_views.api_keys_view, name="settings-api-keys"),
+    path("billing/", settings_views.billing_view, name="settings-billing"),
+    path("billing/portal/", settings_views.billing_portal_view, name="settings-billing-portal"),
+]

@@ -1,0 +1,248 @@
+"""The organization's settings pages: members and roles, API keys, billing. Server-rendered,
+for logged-in members only, always scoped to the session's organization. Writes go through
+the same services as the API, so the same permission rules apply (CONTRACT 3):
+
+- members: everyone sees the list; admins add, change roles and remove;
+- API keys: everyone sees the active keys; admins create and revoke;
+- billing: everyone sees plan, limits and credits; admins switch cycle and open the portal.
+"""
+
+import uuid
+
+from django.db.models import Q
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.middleware import page_actor
+from accounts.models import ApiKey, Membership
+from accounts.services import (
+    api_key_create,
+    api_key_revoke,
+    membership_add,
+    membership_remove,
+    membership_set_role,
+)
+from archsvc.api.errors import ApiError, BadRequest, Forbidden, NotFound
+from billing.selectors import limits_get, plan_limits, plan_of, subscription_get
+from billing.services import (
+    ai_credits_current,
+    billing_manager_required,
+    portal_session_url,
+    subscription_switch_cycle,
+)
+
+MAX_EXPIRY_DAYS = 3650
+
+
+def _login_redirect(request):
+    return redirect(f"/accounts/login/?next={request.path}")
+
+
+# --- overview ---------------------------------------------------------------------------------
+
+
+@never_cache
+@require_GET
+def settings_index(request):
+    actor = page_actor(request)
+    if actor is None:
+        return _login_redirect(request)
+    organization = actor.organization
+    plan = plan_of(subscription_get(organization=organization))
+    return render(request, "settings/index.html", {
+        "section": "overview",
+        "member_count": Membership.objects.filter(organization=organization).count(),
+        "key_count": _active_keys(actor).count(),
+        "plan": plan,
+    })
+
+
+# --- members ----------------------------------------------------------------------------------
+
+
+def _members_page(request, actor, *, message=None, error=None, status=200, form=None):
+    memberships = (Membership.objects.filter(organization_id=actor.organization_id)
+                   .select_related("user").order_by("created_at", "id"))
+    admin_count = sum(1 for m in memberships if m.role == Membership.ROLE_ADMIN)
+    return render(request, "settings/members.html", {
+        "section": "members",
+        "memberships": memberships,
+        "admin_count": admin_count,
+        "roles": [role for role, _ in Membership.ROLES],
+        "is_admin": actor.is_admin,
+        "message": message,
+        "error": error,
+        "form": form or {"email": "", "role": Membership.ROLE_MEMBER},
+    }, status=status)
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def members_view(request):
+    actor = page_actor(request)
+    if actor is None:
+        return _login_redirect(request)
+    if request.method == "GET":
+        return _members_page(request, actor)
+    action = request.POST.get("action", "")
+    form = None
+    try:
+        if action == "add":
+            form = {"email": request.POST.get("email", "").strip(),
+                    "role": request.POST.get("role", Membership.ROLE_MEMBER)}
+            membership = membership_add(actor=actor, email=form["email"], role=form["role"])
+            form = None
+            message = f"{membership.user.email} is now a member ({membership.role})."
+        elif action == "role":
+            membership = membership_set_role(actor=actor,
+                                             membership_id=request.POST.get("membership"),
+                                             role=request.POST.get("role", ""))
+            message = f"{membership.user.email} is now {membership.role}."
+        elif action == "remove":
+            membership = membership_remove(actor=actor,
+                                           membership_id=request.POST.get("membership"))
+            if membership.user_id == actor.user_id:
+                # The actor removed themselves: their session went with the membership.
+                return redirect("/accounts/login/")
+            message = f"{membership.user.email} was removed from the organization."
+        else:
+            raise NotFound("Unknown action.")
+    except ApiError as error:
+        return _members_page(request, actor, error=error.message, status=error.status,
+                             form=form)
+    return _members_page(request, actor, message=message)
+
+
+# --- API keys ---------------------------------------------------------------------------------
+
+
+def _active_keys(actor):
+    now = timezone.now()
+    return ApiKey.objects.filter(
+        Q(expires_at__isnull=True) | Q(expires_at__gt=now),
+        organization_id=actor.organization_id, revoked_at__isnull=True,
+    ).order_by("name")
+
+
+def _keys_page(request, actor, *, message=None, error=None, status=200, new_key=None,
+               form=None):
+    return render(request, "settings/api_keys.html", {
+        "section": "api_keys",
+        "keys": _active_keys(actor),
+        "permissions": ApiKey.PERMISSIONS,
+        "can_manage": actor.is_admin,
+        "message": message,
+        "error": error,
+        "new_key": new_key,
+        "form": form or {"name": "", "permissions": [], "expires_in_days": ""},
+        "max_expiry_days": MAX_EXPIRY_DAYS,
+    }, status=status)
+
+
+def _expiry_days(raw: str) -> int | None:
+    raw = (raw or "").strip()
+    if not raw:
+        return None
+    try:
+        days = int(raw)
+    except ValueError:
+        days = 0
+    if not 1 <= days <= MAX_EXPIRY_DAYS:
+        raise BadRequest(f"Expiry must be a whole number of days from 1 to {MAX_EXPIRY_DAYS}, "
+                       "or empty for a key that does not expire.")
+    return days
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def api_keys_view(request):
+    actor = page_actor(request)
+    if actor is None:
+        return _login_redirect(request)
+    if request.method == "GET":
+        return _keys_page(request, actor)
+    action = request.POST.get("action", "")
+    form = None
+    try:
+        if not actor.is_admin:
+            raise Forbidden("Only an admin of the organization can create or revoke API keys.")
+        if action == "create":
+            form = {"name": request.POST.get("name", ""),
+                    "permissions": request.POST.getlist("permissions"),
+                    "expires_in_days": request.POST.get("expires_in_days", "")}
+            key, token = api_key_create(organization=actor.organization, name=form["name"],
+                                        permissions=form["permissions"],
+                                        expires_in_days=_expiry_days(form["expires_in_days"]))
+            return _keys_page(request, actor, new_key={"key": key, "token": token})
+        if action == "revoke":
+            key = _active_keys(actor).filter(pk=_uuid_or_none(request.POST.get("key"))).first()
+            if key is None:
+                raise NotFound("No such active API key in this organization.")
+            api_key_revoke(organization=actor.organization, name=key.name)
+            return _keys_page(request, actor,
+                              message=f"The key “{key.name}” is revoked; it no longer works.")
+        raise NotFound("Unknown action.")
+    except ApiError as error:
+        return _keys_page(request, actor, error=error.message, status=error.status, form=form)
+
+
+def _uuid_or_none(value):
+    try:
+        return uuid.UUID(str(value))
+    except (ValueError, TypeError):
+        return None
+
+
+# --- billing ----------------------------------------------------------------------------------
+
+
+def _billing_page(request, actor, *, message=None, error=None, status=200):
+    organization = actor.organization
+    subscription = subscription_get(organization=organization)
+    plan = plan_of(subscription)
+    limits = limits_get(organization=organization)
+    return render(request, "settings/billing.html", {
+        "section": "billing",
+        "subscription": subscription,
+        "plan": plan,
+        "plan_credits": plan_limits(plan=plan)["ai_credits"],
+        "limits": limits,
+        "credits": ai_credits_current(organization=organization),
+        "can_manage": actor.can_manage_billing(),
+        "cycles": ["monthly", "annual"],
+        "message": message,
+        "error": error,
+    }, status=status)
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def billing_view(request):
+    actor = page_actor(request)
+    if actor is None:
+        return _login_redirect(request)
+    if request.method == "GET":
+        return _billing_page(request, actor)
+    try:
+        cycle = request.POST.get("cycle", "")
+        subscription = subscription_switch_cycle(actor=actor, cycle=cycle)
+    except ApiError as error:
+        return _billing_page(request, actor, error=error.message, status=error.status)
+    return _billing_page(request, actor,
+                         message=f"The subscription is billed {subscription.billing_cycle}.")
+
+
+@never_cache
+@require_POST
+def billing_portal_view(request):
+    actor = page_actor(request)
+    if actor is None:
+        return _login_redirect(request)
+    try:
+        billing_manager_required(actor=actor)
+        url = portal_session_url(actor=actor, base_url=request.build_absolute_uri("/"))
+    except ApiError as error:
+        return _billing_page(request, actor, error=error.message, status=error.status)
+    return redirect(url)

@@ -1,0 +1,290 @@
+"""The organization settings pages: members and roles, API keys, billing."""
+
+import re
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from accounts.models import ApiKey, AuthSession, Membership, User
+from billing.models import Subscription
+
+
+@pytest.fixture
+def admin(factory, org):
+    return factory.member(org, email="admin@example.com", role="admin")
+
+
+@pytest.fixture
+def admin_client(factory, admin):
+    return factory.member_client(admin, enforce_csrf=False)
+
+
+@pytest.fixture
+def member(factory, org):
+    return factory.member(org, email="member@example.com", role="member")
+
+
+@pytest.fixture
+def member_client(factory, member):
+    return factory.member_client(member, enforce_csrf=False)
+
+
+# --- access -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/settings/", "/settings/members/", "/settings/api-keys/",
+                                  "/settings/billing/"])
+def test_pages_need_login(db, path):
+    response = Client().get(path)
+    assert response.status_code == 302
+    assert response["Location"] == f"/accounts/login/?next={path}"
+
+
+def test_posts_need_login(db, org):
+    response = Client().post("/settings/members/", {"action": "add", "email": "x@example.com"})
+    assert response.status_code == 302
+    assert not User.objects.filter(email="x@example.com").exists()
+
+
+def test_posts_need_csrf(factory, admin):
+    client = factory.member_client(admin, enforce_csrf=True)
+    response = client.post("/settings/members/",
+                           {"action": "add", "email": "x@example.com", "role": "member"})
+    assert response.status_code == 403
+    assert not User.objects.filter(email="x@example.com").exists()
+
+
+def test_overview_links_the_sections(admin_client):
+    body = admin_client.get("/settings/").content.decode()
+    for link in ("/settings/members/", "/settings/api-keys/", "/settings/billing/"):
+        assert link in body
+
+
+# --- members ------------------------------------------------------------------------------
+
+
+def test_members_page_lists_only_this_organization(factory, org, admin_client, member):
+    other = factory.org("other")
+    factory.member(other, email="stranger@example.com", role="admin")
+    body = admin_client.get("/settings/members/").content.decode()
+    assert "admin@example.com" in body and "member@example.com" in body
+    assert "stranger@example.com" not in body
+
+
+def test_admin_adds_a_new_user_without_password(org, admin_client):
+    response = admin_client.post("/settings/members/", {
+        "action": "add", "email": " New@Example.com ", "role": "member"})
+    assert response.status_code == 200
+    assert "new@example.com" in response.content.decode()
+    membership = Membership.objects.get(user__email="new@example.com", organization=org)
+    assert membership.role == "member"
+    assert not membership.user.has_usable_password()
+
+
+def test_admin_adds_an_existing_user_who_can_then_log_in(factory, org, admin_client):
+    other = factory.org("other")
+    factory.member(other, email="known@example.com", password="correct-horse-battery")
+    response = admin_client.post("/settings/members/", {
+        "action": "add", "email": "known@example.com", "role": "admin"})
+    assert response.status_code == 200
+    assert Membership.objects.get(user__email="known@example.com", organization=org).role \
+        == "admin"
+    assert User.objects.get(email="known@example.com").check_password("correct-horse-battery")
+
+
+def test_adding_an_existing_member_is_a_clear_error(org, admin_client, member):
+    response = admin_client.post("/settings/members/", {
+        "action": "add", "email": "member@example.com", "role": "admin"})
+    assert response.status_code == 409
+    assert "already a member" in response.content.decode()
+    assert Membership.objects.get(pk=member.pk).role == "member"
+
+
+def test_adding_a_bad_email_or_role_is_refused(org, admin_client):
+    response = admin_client.post("/settings/members/", {
+        "action": "add", "email": "not-an-email", "role": "member"})
+    assert response.status_code == 400
+    response = admin_client.post("/settings/members/", {
+        "action": "add", "email": "ok@example.com", "role": "owner"})
+    assert response.status_code == 400
+    assert not User.objects.filter(email="ok@example.com").exists()
+
+
+def test_user_text_is_escaped(org, admin_client):
+    response = admin_client.post("/settings/members/", {
+        "action": "add", "email": "<script>alert(1)</script>@x.com", "role": "member"})
+    assert "<script>alert(1)</script>" not in response.content.decode()
+
+
+def test_member_cannot_add_remove_or_change_roles(org, admin, member, member_client):
+    body = member_client.get("/settings/members/").content.decode()
+    assert "admin@example.com" in body and "Add member" not in body
+    response = member_client.post("/settings/members/", {
+        "action": "add", "email": "x@example.com", "role": "admin"})
+    assert response.status_code == 403
+    assert not User.objects.filter(email="x@example.com").exists()
+    response = member_client.post("/settings/members/",
+                                  {"action": "remove", "membership": admin.pk})
+    assert response.status_code == 403
+    response = member_client.post("/settings/members/",
+                                  {"action": "role", "membership": member.pk, "role": "admin"})
+    assert response.status_code == 403
+    assert Membership.objects.get(pk=admin.pk).role == "admin"
+    assert Membership.objects.get(pk=member.pk).role == "member"
+
+
+def test_admin_removes_a_member_and_their_sessions_end(factory, org, admin_client, member):
+    member_client = factory.member_client(member, enforce_csrf=False)
+    assert member_client.get("/settings/").status_code == 200
+    response = admin_client.post("/settings/members/",
+                                 {"action": "remove", "membership": member.pk})
+    assert response.status_code == 200
+    assert not Membership.objects.filter(pk=member.pk).exists()
+    assert not AuthSession.objects.filter(membership_id=member.pk).exists()
+    assert member_client.get("/settings/").status_code == 302
+    assert User.objects.filter(email="member@example.com").exists()
+
+
+def test_last_admin_cannot_be_removed_or_demoted(org, admin, admin_client, member):
+    response = admin_client.post("/settings/members/",
+                                 {"action": "remove", "membership": admin.pk})
+    assert response.status_code == 400
+    assert "at least one admin" in response.content.decode()
+    response = admin_client.post("/settings/members/",
+                                 {"action": "role", "membership": admin.pk, "role": "member"})
+    assert response.status_code == 400
+    assert Membership.objects.get(pk=admin.pk).role == "admin"
+
+
+def test_admin_promotes_then_the_old_admin_may_leave(org, admin, admin_client, member):
+    response = admin_client.post("/settings/members/",
+                                 {"action": "role", "membership": member.pk, "role": "admin"})
+    assert response.status_code == 200
+    assert Membership.objects.get(pk=member.pk).role == "admin"
+    response = admin_client.post("/settings/members/",
+                                 {"action": "remove", "membership": admin.pk})
+    assert response.status_code == 302 and response["Location"] == "/accounts/login/"
+    assert not Membership.objects.filter(pk=admin.pk).exists()
+
+
+def test_another_organizations_membership_is_not_found(factory, org, admin_client):
+    other = factory.org("other")
+    foreign = factory.member(other, email="foreign@example.com", role="member")
+    factory.member(other, email="boss@example.com", role="admin")
+    for data in ({"action": "remove", "membership": foreign.pk},
+                 {"action": "role", "membership": foreign.pk, "role": "admin"},
+                 {"action": "remove", "membership": "nonsense"}):
+        response = admin_client.post("/settings/members/", data)
+        assert response.status_code == 404
+    assert Membership.objects.get(pk=foreign.pk).role == "member"
+
+
+# --- API keys -----------------------------------------------------------------------------
+
+
+def _token_in(body: str) -> str | None:
+    match = re.search(r'id="new-key-token"[^>]*value="([^"]+)"', body)
+    return match.group(1) if match else None
+
+
+def test_key_is_shown_once_and_authenticates_until_revoked(org, admin_client):
+    response = admin_client.post("/settings/api-keys/", {
+        "action": "create", "name": "ci", "permissions": ["projects:manage"],
+        "expires_in_days": "30"})
+    assert response.status_code == 200
+    assert response["Cache-Control"].startswith("max-age=0")
+    body = response.content.decode()
+    token = _token_in(body)
+    assert token and "will not be shown again" in body
+    key = ApiKey.objects.get(organization=org, name="ci")
+    assert key.permissions == ["projects:manage"] and key.expires_at is not None
+
+    again = admin_client.get("/settings/api-keys/").content.decode()
+    assert token not in again and "ci" in again and "projects:manage" in again
+
+    bearer = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert bearer.get("/v1/limits").status_code == 200
+
+    response = admin_client.post("/settings/api-keys/", {"action": "revoke", "key": key.pk})
+    assert response.status_code == 200
+    assert bearer.get("/v1/limits").status_code == 401
+    assert ApiKey.objects.get(pk=key.pk).revoked_at is not None
+
+
+def test_key_without_expiry_and_errors(org, admin_client):
+    response = admin_client.post("/settings/api-keys/", {"action": "create", "name": "ops"})
+    assert response.status_code == 200
+    assert ApiKey.objects.get(name="ops").expires_at is None
+    response = admin_client.post("/settings/api-keys/", {"action": "create", "name": "ops"})
+    assert response.status_code == 409 and _token_in(response.content.decode()) is None
+    response = admin_client.post("/settings/api-keys/", {
+        "action": "create", "name": "x", "expires_in_days": "-3"})
+    assert response.status_code == 400
+    response = admin_client.post("/settings/api-keys/", {
+        "action": "create", "name": "y", "permissions": ["root"]})
+    assert response.status_code == 400
+    assert not ApiKey.objects.filter(name__in=["x", "y"]).exists()
+
+
+def test_member_sees_keys_but_cannot_create_or_revoke(factory, org, member_client):
+    factory.key(org, "deploy")
+    key = ApiKey.objects.get(name="deploy")
+    body = member_client.get("/settings/api-keys/").content.decode()
+    assert "deploy" in body and "Create key" not in body
+    response = member_client.post("/settings/api-keys/", {"action": "create", "name": "mine"})
+    assert response.status_code == 403
+    assert not ApiKey.objects.filter(name="mine").exists()
+    response = member_client.post("/settings/api-keys/", {"action": "revoke", "key": key.pk})
+    assert response.status_code == 403
+    assert ApiKey.objects.get(pk=key.pk).revoked_at is None
+
+
+def test_another_organizations_key_is_neither_listed_nor_revoked(factory, org, admin_client):
+    other = factory.org("other")
+    factory.key(other, "secret-elsewhere")
+    key = ApiKey.objects.get(name="secret-elsewhere")
+    assert "secret-elsewhere" not in admin_client.get("/settings/api-keys/").content.decode()
+    response = admin_client.post("/settings/api-keys/", {"action": "revoke", "key": key.pk})
+    assert response.status_code == 404
+    assert ApiKey.objects.get(pk=key.pk).revoked_at is None
+
+
+# --- billing ------------------------------------------------------------------------------
+
+
+def test_billing_page_shows_plan_limits_and_credits(org, member_client):
+    body = member_client.get("/settings/billing/").content.decode()
+    assert "free" in body
+    assert "0 of 3" in body
+    assert "50 left of 50" in body
+    assert "Switch cycle" not in body
+
+
+def test_admin_switches_cycle_and_opens_portal(org, admin_client):
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
+    body = admin_client.get("/settings/billing/").content.decode()
+    assert "team" in body and "0 of 25" in body
+    response = admin_client.post("/settings/billing/", {"cycle": "annual"})
+    assert response.status_code == 200
+    assert Subscription.objects.get(organization=org).billing_cycle == "annual"
+    response = admin_client.post("/settings/billing/", {"cycle": "weekly"})
+    assert response.status_code == 400
+    response = admin_client.post("/settings/billing/portal/")
+    assert response.status_code == 302
+    assert "/billing/portal/" in response["Location"]
+
+
+def test_switch_cycle_without_subscription_is_explained(org, admin_client):
+    response = admin_client.post("/settings/billing/", {"cycle": "annual"})
+    assert response.status_code == 404
+    assert "no subscription" in response.content.decode()
+    assert admin_client.post("/settings/billing/portal/").status_code == 404
+
+
+def test_member_cannot_switch_cycle_or_open_portal(org, member_client):
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
+    response = member_client.post("/settings/billing/", {"cycle": "annual"})
+    assert response.status_code == 403
+    assert Subscription.objects.get(organization=org).billing_cycle == "monthly"
+    assert member_client.post("/settings/billing/portal/").status_code == 403
