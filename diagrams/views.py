@@ -11,12 +11,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.middleware import page_actor
 from archsvc.api.errors import ApiError
-from archsvc.api.params import query_at
+from archsvc.api.params import iso, query_at
 from archsvc.api.ratelimit import client_ip, rate_limit_hit
 from diagrams.models import PublicShareToken
 from diagrams.rendering.graph import MalformedEntityId, parse_filtered_ids
 from diagrams.rendering.svg import svg_document
-from diagrams.selectors import project_get, project_graph_view
+from diagrams.selectors import history_page, project_entities_at, project_get, project_graph_view
 from diagrams.sharing import share_token_revoke, share_token_rotate, shared_project
 
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -175,8 +175,22 @@ def project_page(request, project_id: str):
         return render(request, "404.html", status=404)
     graph, layout, header = project_graph_view(project=project, at=None, filtered_ids=[],
                                                depth=None)
+    entities = project_entities_at(project=project)
+    events, _ = history_page(project=project, page=0, size=100)
+    timeline = [{"at": iso(e.valid_from), "slug": e.slug, "name": e.name,
+                 "action": e.action} for e in events]
     return render(request, "diagrams/project.html", {
         "project": project, "svg": svg_document(graph, layout, **header),
         "svg_url": f"/v1/projects/{project.id}/graph/svg", "depth": 1, "depths": range(6),
-        "filtered_ids": "",
+        "filtered_ids": "", "timeline": timeline,
+        "service_rows": [{"id": sid, "name": e["name"], "slug": e["slug"], "owner": e["owner"],
+                          "consumes": [entities["topics"][t]["name"] for t in e["consumes"]],
+                          "produces": [entities["topics"][t]["name"] for t in e["produces"]]}
+                         for sid, e in entities["services"].items()],
+        "topic_rows": [{"id": tid, "name": t["name"],
+                        "producers": [entities["services"][s]["name"] for s in t["producers"]],
+                        "consumers": [entities["services"][s]["name"] for s in t["consumers"]]}
+                       for tid, t in entities["topics"].items()],
+        "groups": [("Category", entities["categories"]), ("Owner", entities["owners"]),
+                   ("Flow", entities["flows"])],
     })

@@ -52,6 +52,8 @@
       var w = stage.width * readable, h = stage.height * readable;
       var y = f.y;  // the top of the graph at the top of the stage
       this.view = { x: f.x, y: y, w: w, h: h };
+    } else if (scale < 1) {  // never enlarge a small graph past 1:1
+      this.view = { x: f.x, y: f.y, w: stage.width || f.w, h: stage.height || f.h };
     } else {
       this.view = { x: f.x, y: f.y, w: f.w, h: f.h };
     }
@@ -194,10 +196,18 @@
   document.querySelectorAll("[data-graph-viewer]").forEach(function (root) {
     var viewer = new Viewer(root);
     // other parts of the page (the chat's cited entities) can focus the graph
+    // the history slider passes exact instants (a datetime input keeps only seconds)
+    document.addEventListener("archsvc:at", function (event) {
+      var at = root.querySelector("[data-at]");
+      viewer.at = (event.detail && event.detail.at) || "";
+      if (at) at.value = viewer.at ? viewer.at.slice(0, 19) : "";
+      viewer.load();
+    });
     document.addEventListener("archsvc:focus", function (event) {
-      var id = event.detail && event.detail.id;
-      if (!id || !root.querySelector("[data-depth-select]")) return;
-      viewer.focus = id;
+      var detail = event.detail || {};
+      if (!root.querySelector("[data-depth-select]")) return;
+      if (!detail.id && !detail.clear) return;
+      viewer.focus = detail.id || "";
       viewer.load();
     });
   });
