@@ -1,0 +1,386 @@
+"""Members' pages to edit a project's services (create, edit, delete) and to read its
+history with field-level diffs. Writes go through the same validation (the API's
+serializers) and the same services as /v1, so the rules and the snapshots are the same."""
+
+import re
+from itertools import zip_longest
+from urllib.parse import quote
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+from rest_framework import serializers
+
+from accounts.middleware import page_actor
+from archsvc.api.errors import ApiError, ProjectNotFound, ServiceNotFound, _violations
+from diagrams.api.serializers import ServiceCreateSerializer, ServiceUpdateSerializer
+from diagrams.selectors import (
+    history_page,
+    project_entities_at,
+    project_get,
+    service_at,
+    services_at,
+    snapshot_diff,
+)
+from diagrams.service_writes import service_create, service_delete, service_update
+
+DIRECTIONS = ("consumes", "produces")
+TOPIC_FIELDS = ("name", "category", "owner")
+SIMPLE_FIELDS = ("name", "description", "category", "owner", "flows")
+BLANK_ROWS = 2  # empty rows offered after the filled ones (more with the page's script)
+HISTORY_PAGE_SIZE = 20
+
+_TOPIC_PATH = re.compile(r"^(consumes|produces)\[(\d+)\](?:\.([A-Za-z]+))?")
+_FLOW_PATH = re.compile(r"^flows\[(\d+)\]$")
+
+
+class _NotFound(Exception):
+    pass
+
+
+def _login(request):
+    return redirect(f"/accounts/login/?next={quote(request.get_full_path())}")
+
+
+def _not_found(request):
+    return render(request, "404.html", status=404)
+
+
+def _services_url(project_id: str) -> str:
+    return f"/projects/{project_id}/services/"
+
+
+# --- The form's state -----------------------------------------------------------------------
+
+
+def _blank_topic() -> dict:
+    return {"name": "", "category": "", "owner": "", "errors": {}}
+
+
+def _blank_extra() -> dict:
+    return {"key": "", "value": "", "errors": []}
+
+
+def _with_blank_rows(form: dict) -> dict:
+    for direction in DIRECTIONS:
+        form[direction] = form[direction] + [_blank_topic() for _ in range(BLANK_ROWS)]
+    form["extras"] = form["extras"] + [_blank_extra() for _ in range(BLANK_ROWS)]
+    return form
+
+
+def _form_from_snapshot(snapshot) -> dict:
+    """The edit form of a service as stored."""
+    form = {
+        "name": snapshot.name,
+        "description": snapshot.description or "",
+        "category": snapshot.category or "",
+        "owner": snapshot.owner or "",
+        "flows": ", ".join(snapshot.flows or []),
+        "extras": [{"key": k, "value": v, "errors": []}
+                   for k, v in (snapshot.extras or {}).items()],
+    }
+    for direction in DIRECTIONS:
+        form[direction] = [{"name": t["name"], "category": t.get("category") or "",
+                            "owner": t.get("owner") or "", "errors": {}}
+                           for t in getattr(snapshot, direction) or []]
+    return form
+
+
+def _form_from_post(post) -> dict:
+    """Everything the member typed, as typed; rows left wholly empty are dropped (so a
+    row's index here is its index in the request body)."""
+    form = {field: post.get(field, "") for field in SIMPLE_FIELDS}
+    for direction in DIRECTIONS:
+        columns = [post.getlist(f"{direction}-{field}") for field in TOPIC_FIELDS]
+        rows = []
+        for values in zip_longest(*columns, fillvalue=""):
+            row = dict(zip(TOPIC_FIELDS, values, strict=True))
+            if any(value.strip() for value in values):
+                rows.append({**row, "errors": {}})
+        form[direction] = rows
+    extras = []
+    for key, value in zip_longest(post.getlist("extras-key"), post.getlist("extras-value"),
+                                  fillvalue=""):
+        if key.strip() or value.strip():
+            extras.append({"key": key, "value": value, "errors": []})
+    form["extras"] = extras
+    return form
+
+
+def _emptied(typed, current, empties):
+    """A cleared field is null, unless it already was an equivalent empty (no fake change)."""
+    return current if current in empties else typed
+
+
+def _request_body(form: dict, current=None) -> tuple[dict, dict]:
+    """The JSON body the API would receive, and errors only the form can make (an extra
+    without a key, a key listed twice). `current`: the service being edited, whose every
+    field is sent so that clearing one works."""
+    form_errors: dict = {}
+    body: dict = {"name": form["name"]}
+    for field in ("description", "category", "owner"):
+        typed = form[field]
+        if field != "description":
+            typed = typed.strip()
+        if typed.strip():
+            body[field] = typed
+        elif current is not None:
+            body[field] = _emptied(None, getattr(current, field), ("",))
+    flows = [flow.strip() for flow in form["flows"].split(",") if flow.strip()]
+    if flows:
+        body["flows"] = flows
+    elif current is not None:
+        body["flows"] = _emptied(None, current.flows, ([],))
+    for direction in DIRECTIONS:
+        kept = {t["name"]: t for t in (getattr(current, direction) or [])} if current else {}
+        topics = []
+        for row in form[direction]:
+            topic = {"name": row["name"].strip()}
+            for field in ("category", "owner"):
+                if row[field].strip():
+                    topic[field] = row[field].strip()
+            before = kept.get(topic["name"])  # what the form does not show stays as it was
+            if before is not None:
+                if before.get("flows") is not None:
+                    topic["flows"] = before["flows"]
+                if before.get("extras"):
+                    topic["extras"] = before["extras"]
+            topics.append(topic)
+        body[direction] = topics
+    extras: dict = {}
+    for row in form["extras"]:
+        key = row["key"].strip()
+        if not key:
+            row["errors"].append("A key is required.")
+        elif key in extras:
+            row["errors"].append("This key is listed twice.")
+        else:
+            extras[key] = row["value"]
+        if row["errors"]:
+            form_errors["extras"] = True
+    if extras:
+        body["extras"] = extras
+    elif current is not None:
+        body["extras"] = _emptied(None, current.extras, ({},))
+    return body, form_errors
+
+
+def _place_errors(form: dict, errors: dict, violations: list[dict]) -> None:
+    """Put each violation (a JSON path like `produces[1].name`) beside its field."""
+    flows = [flow.strip() for flow in form["flows"].split(",") if flow.strip()]
+    for violation in violations:
+        path, message = violation["field"], violation["message"]
+        topic = _TOPIC_PATH.match(path)
+        flow = _FLOW_PATH.match(path)
+        if topic:
+            direction, index, field = topic.group(1), int(topic.group(2)), topic.group(3)
+            if index < len(form[direction]):
+                key = field if field in TOPIC_FIELDS else "other"
+                if key == "other" and field:
+                    message = f"{field}: {message}"
+                form[direction][index]["errors"].setdefault(key, []).append(message)
+                continue
+            errors.setdefault(direction, []).append(message)
+        elif flow:
+            index = int(flow.group(1))
+            name = flows[index] if index < len(flows) else ""
+            errors.setdefault("flows", []).append(f"“{name}”: {message}")
+        elif path.startswith("extras."):
+            key = path[len("extras."):]
+            row = next((r for r in form["extras"] if r["key"].strip() == key), None)
+            if row is not None:
+                row["errors"].append(message)
+            else:
+                errors.setdefault("extras", []).append(f"“{key}”: {message}")
+        elif path in (*SIMPLE_FIELDS, *DIRECTIONS, "extras"):
+            errors.setdefault(path, []).append(message)
+        else:
+            errors.setdefault("form", []).append(message)
+
+
+def _validated(serializer_class, body: dict, form: dict, errors: dict) -> dict | None:
+    serializer = serializer_class(data=body)
+    try:
+        serializer.is_valid(raise_exception=True)
+    except serializers.ValidationError as exc:
+        _place_errors(form, errors, _violations(exc.detail))
+        return None
+    return serializer.validated_data
+
+
+def _datalists(project) -> dict:
+    entities = project_entities_at(project=project)
+    return {
+        "topic_names": sorted(t["name"] for t in entities["topics"].values()),
+        "category_names": sorted(c["name"] for c in entities["categories"].values()),
+        "owner_names": sorted(o["name"] for o in entities["owners"].values()),
+    }
+
+
+def _form_page(request, project, *, form, errors, snapshot=None, status=200):
+    return render(request, "editor/service_form.html", {
+        "project": project, "snapshot": snapshot, "form": _with_blank_rows(form),
+        "errors": errors, "has_errors": bool(errors) or _row_errors(form), **_datalists(project),
+    }, status=status)
+
+
+def _row_errors(form: dict) -> bool:
+    return any(row["errors"] for direction in DIRECTIONS for row in form[direction]) or \
+        any(row["errors"] for row in form["extras"])
+
+
+def _save(request, project, *, snapshot=None):
+    """POST of the form: validate like the API, write, or show the form again with every
+    value kept and every error beside its field."""
+    actor = page_actor(request)
+    form = _form_from_post(request.POST)
+    body, form_errors = _request_body(form, current=snapshot)
+    errors: dict = {}
+    serializer_class = ServiceUpdateSerializer if snapshot else ServiceCreateSerializer
+    data = _validated(serializer_class, body, form, errors)
+    if data is None or form_errors or _row_errors(form):
+        return _form_page(request, project, form=form, errors=errors, snapshot=snapshot,
+                          status=400)
+    try:
+        if snapshot is None:
+            saved = service_create(actor=actor, project_id=project.id, data=data)
+        else:
+            saved = service_update(actor=actor, project_id=project.id, slug=snapshot.slug,
+                                   data=data)
+    except ProjectNotFound:
+        raise _NotFound() from None
+    except ApiError as error:
+        if error.code == "service_name_conflict":
+            errors["name"] = ["Another service of this project has this name."]
+        elif isinstance(error, ServiceNotFound):
+            errors["form"] = ["This service was deleted or renamed meanwhile; nothing was saved."]
+        else:
+            errors["form"] = [error.message]
+        return _form_page(request, project, form=form, errors=errors, snapshot=snapshot,
+                          status=error.status)
+    verb = "added" if snapshot is None else "saved"
+    messages.success(request, f"Service “{saved.name}” {verb}.")
+    return redirect(_services_url(project.id))
+
+
+# --- Pages ----------------------------------------------------------------------------------
+
+
+@require_GET
+def services_page(request, project_id: str):
+    """The project's services, each with its edit and delete links."""
+    actor = page_actor(request)
+    if actor is None:
+        return _login(request)
+    try:
+        project = project_get(actor=actor, project_id=project_id)
+    except ApiError:
+        return _not_found(request)
+    return render(request, "editor/services.html", {
+        "project": project, "services": services_at(project=project),
+    })
+
+
+@require_http_methods(["GET", "POST"])
+def service_new(request, project_id: str):
+    actor = page_actor(request)
+    if actor is None:
+        return _login(request)
+    try:
+        project = project_get(actor=actor, project_id=project_id)
+        if request.method == "POST":
+            return _save(request, project)
+    except (ApiError, _NotFound):
+        return _not_found(request)
+    form = {"name": "", "description": "", "category": "", "owner": "", "flows": "",
+            "consumes": [], "produces": [], "extras": []}
+    return _form_page(request, project, form=form, errors={})
+
+
+@require_http_methods(["GET", "POST"])
+def service_edit(request, project_id: str, slug: str):
+    actor = page_actor(request)
+    if actor is None:
+        return _login(request)
+    try:
+        project = project_get(actor=actor, project_id=project_id)
+        snapshot = service_at(project=project, slug=slug)
+        if request.method == "POST":
+            return _save(request, project, snapshot=snapshot)
+    except (ApiError, _NotFound):
+        return _not_found(request)
+    return _form_page(request, project, form=_form_from_snapshot(snapshot), errors={},
+                      snapshot=snapshot)
+
+
+@require_http_methods(["GET", "POST"])
+def service_remove(request, project_id: str, slug: str):
+    """A confirmation page naming the service; its POST deletes it."""
+    actor = page_actor(request)
+    if actor is None:
+        return _login(request)
+    try:
+        project = project_get(actor=actor, project_id=project_id)
+        snapshot = service_at(project=project, slug=slug)
+        if request.method == "POST":
+            service_delete(actor=actor, project_id=project.id, slug=slug)
+            messages.success(request, f"Service “{snapshot.name}” deleted.")
+            return redirect(_services_url(project.id))
+    except ApiError:
+        return _not_found(request)
+    return render(request, "editor/service_delete.html", {"project": project,
+                                                          "snapshot": snapshot})
+
+
+def _readable(value) -> list[str]:
+    """A diff value as lines of text: topics one a line with their attributes."""
+    if value is None or value == [] or value == {}:
+        return []
+    if isinstance(value, dict):
+        return [f"{k}: {v}" for k, v in value.items()]
+    if isinstance(value, list):
+        if all(isinstance(item, str) for item in value):
+            return [", ".join(value)]
+        return [_topic_line(item) if isinstance(item, dict) else str(item) for item in value]
+    return [str(value)] if value != "" else ["(empty)"]
+
+
+def _topic_line(topic: dict) -> str:
+    parts = []
+    for key in ("category", "owner"):
+        if topic.get(key):
+            parts.append(f"{key}: {topic[key]}")
+    if topic.get("flows"):
+        parts.append("flows: " + ", ".join(topic["flows"]))
+    if topic.get("extras"):
+        parts.append("extras: " + ", ".join(f"{k}={v}" for k, v in topic["extras"].items()))
+    return f"{topic.get('name')} ({'; '.join(parts)})" if parts else str(topic.get("name"))
+
+
+@require_GET
+def history(request, project_id: str):
+    """The project's events, newest first, each with its changes field by field."""
+    actor = page_actor(request)
+    if actor is None:
+        return _login(request)
+    try:
+        project = project_get(actor=actor, project_id=project_id)
+    except ApiError:
+        return _not_found(request)
+    raw_page = request.GET.get("page", "1")
+    page = int(raw_page) if raw_page.isdigit() and 0 < int(raw_page) < 10**6 else 1
+    snapshots, total = history_page(project=project, page=page - 1, size=HISTORY_PAGE_SIZE)
+    events = []
+    for snapshot in snapshots:
+        diff = snapshot_diff(project=project, snapshot_id=str(snapshot.pk))
+        events.append({
+            "snapshot": snapshot,
+            "changes": [{"field": c["field"], "before": _readable(c["before"]),
+                         "after": _readable(c["after"])} for c in diff["changes"]],
+        })
+    pages = max(1, -(-total // HISTORY_PAGE_SIZE))
+    return render(request, "editor/history.html", {
+        "project": project, "events": events, "total": total, "page": page, "pages": pages,
+        "previous_page": page - 1 if page > 1 else None,
+        "next_page": page + 1 if page < pages else None,
+    })

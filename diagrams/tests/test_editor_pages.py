@@ -1,0 +1,267 @@
+"""The service editor (create, edit, delete) and the history page, through the browser's
+forms: the API's rules, errors beside their fields, nothing lost and nothing written on an
+error."""
+
+import re
+
+import pytest
+from django.test import Client
+
+from diagrams.tests.helpers import new_project, new_service
+
+
+@pytest.fixture
+def admin(factory, org):
+    return factory.member(org, role="admin")
+
+
+@pytest.fixture
+def browser(factory, admin):
+    return factory.member_client(admin, enforce_csrf=False)
+
+
+@pytest.fixture
+def project(api):
+    return new_project(api)
+
+
+def form_data(**overrides) -> dict:
+    data = {
+        "name": "Checkout", "description": "Takes orders", "category": "core",
+        "owner": "team-shop", "flows": "buy, refund",
+        "consumes-name": ["cart.updated", ""], "consumes-category": ["", ""],
+        "consumes-owner": ["", ""],
+        "produces-name": ["orders.placed", "orders.cancelled", ""],
+        "produces-category": ["events", "", ""], "produces-owner": ["", "team-b", ""],
+        "extras-key": ["repo", "tier", ""], "extras-value": ["git@x:shop.git", "1", ""],
+    }
+    data.update(overrides)
+    return data
+
+
+def history_total(api, project) -> int:
+    return api.get(f"/v1/projects/{project}/history").json()["total"]
+
+
+def row_slices(html: str, fieldset: str) -> list[str]:
+    """The HTML of each rendered row of one fieldset (consumes, produces, extras)."""
+    start = html.index(f'data-rows="{fieldset}"')
+    end = html.index("</fieldset>", start)
+    section = html[start:html.index("<template", start) if "<template" in html[start:end]
+                   else end]
+    return section.split('<div class="editor-row" data-row>')[1:]
+
+
+def test_create_through_the_form(browser, api, project):
+    page = browser.get(f"/projects/{project}/services/new/")
+    assert page.status_code == 200
+    assert b'name="produces-name"' in page.content and b"csrfmiddlewaretoken" in page.content
+    response = browser.post(f"/projects/{project}/services/new/", form_data())
+    assert response.status_code == 302
+    assert response["Location"] == f"/projects/{project}/services/"
+    body = api.get(f"/v1/projects/{project}/services/checkout").json()
+    assert body["name"] == "Checkout" and body["description"] == "Takes orders"
+    assert body["category"] == "core" and body["owner"] == "team-shop"
+    assert body["flows"] == ["buy", "refund"]
+    assert body["consumes"] == [{"name": "cart.updated"}]
+    assert body["produces"] == [{"name": "orders.placed", "category": "events"},
+                                {"name": "orders.cancelled", "owner": "team-b"}]
+    assert body["extras"] == {"repo": "git@x:shop.git", "tier": "1"}
+    assert body["updatedByType"] == "MEMBER"
+    listing = browser.get(response["Location"])
+    assert "Service “Checkout” added." in listing.content.decode()
+
+
+def test_topic_names_of_the_project_are_offered(browser, api, project):
+    new_service(api, project, {"name": "Billing", "produces": [{"name": "invoices.sent"}],
+                               "category": "money"})
+    html = browser.get(f"/projects/{project}/services/new/").content.decode()
+    assert '<datalist id="topic-names"><option value="invoices.sent">' in html
+    assert '<option value="money">' in html
+    assert 'list="topic-names"' in html
+
+
+def test_invalid_form_keeps_everything_and_shows_errors_beside_fields(browser, api, project):
+    before = history_total(api, project)
+    long_topic = "t" * 256
+    data = form_data(**{"name": "N" * 61,
+                        "produces-name": ["orders.placed", long_topic, ""]})
+    response = browser.post(f"/projects/{project}/services/new/", data)
+    assert response.status_code == 400
+    html = response.content.decode()
+    # everything typed is still there
+    assert f'value="{"N" * 61}"' in html
+    assert ">Takes orders</textarea>" in html
+    assert 'value="buy, refund"' in html and 'value="team-shop"' in html
+    assert 'value="git@x:shop.git"' in html and 'value="cart.updated"' in html
+    # the name's error right after the name field
+    name_at = html.index('name="name"')
+    assert "no more than 60 characters" in html[name_at:html.index('name="description"')]
+    # the topic's error in the second produced row, not in the first
+    rows = row_slices(html, "produces")
+    assert 'value="orders.placed"' in rows[0] and "field-error" not in rows[0]
+    assert f'value="{long_topic}"' in rows[1]
+    assert "no more than 255 characters" in rows[1] and 'aria-invalid="true"' in rows[1]
+    assert "Nothing was saved" in html
+    assert history_total(api, project) == before
+    assert api.get(f"/v1/projects/{project}/services").json() == []
+
+
+def test_duplicate_name_is_shown_on_the_name(browser, api, project):
+    new_service(api, project, {"name": "Checkout"})
+    before = history_total(api, project)
+    response = browser.post(f"/projects/{project}/services/new/",
+                            form_data(name="checkout", description="Second"))
+    assert response.status_code == 409
+    html = response.content.decode()
+    name_at = html.index('name="name"')
+    assert "Another service of this project has this name." in \
+        html[name_at:html.index('name="description"')]
+    assert 'value="checkout"' in html and ">Second</textarea>" in html
+    assert 'value="orders.cancelled"' in html
+    assert history_total(api, project) == before
+
+
+def test_extras_need_distinct_keys(browser, api, project):
+    before = history_total(api, project)
+    response = browser.post(f"/projects/{project}/services/new/", form_data(**{
+        "extras-key": ["repo", "repo", ""], "extras-value": ["a", "b", "lonely"]}))
+    assert response.status_code == 400
+    rows = row_slices(response.content.decode(), "extras")
+    assert "field-error" not in rows[0]
+    assert "This key is listed twice." in rows[1]
+    assert "A key is required." in rows[2] and 'value="lonely"' in rows[2]
+    assert history_total(api, project) == before
+
+
+def test_duplicate_topic_in_a_direction(browser, project):
+    response = browser.post(f"/projects/{project}/services/new/", form_data(**{
+        "produces-name": ["a", "a", ""]}))
+    assert response.status_code == 400
+    rows = row_slices(response.content.decode(), "produces")
+    assert "The same topic is listed twice." in rows[1]
+
+
+def test_edit_shows_the_service_and_clears_fields(browser, api, project):
+    new_service(api, project, {
+        "name": "Checkout", "description": "Takes orders", "owner": "team-shop",
+        "flows": ["buy"], "extras": {"repo": "r"},
+        "produces": [{"name": "orders.placed", "flows": ["buy"], "extras": {"schema": "v2"}}],
+    })
+    url = f"/projects/{project}/services/checkout/edit/"
+    html = browser.get(url).content.decode()
+    assert 'value="Checkout"' in html and ">Takes orders</textarea>" in html
+    assert 'value="orders.placed"' in html and 'value="repo"' in html
+    response = browser.post(url, {
+        "name": "Checkout", "description": "", "category": "", "owner": "", "flows": "",
+        "produces-name": ["orders.placed", ""], "produces-category": ["", ""],
+        "produces-owner": ["team-x", ""], "extras-key": [""], "extras-value": [""],
+    })
+    assert response.status_code == 302
+    body = api.get(f"/v1/projects/{project}/services/checkout").json()
+    assert "description" not in body and "owner" not in body
+    assert body["flows"] == [] and body["extras"] == {}
+    # what the form does not show (a topic's flows and extras) is kept
+    assert body["produces"] == [{"name": "orders.placed", "owner": "team-x", "flows": ["buy"],
+                                 "extras": {"schema": "v2"}}]
+    raw = api.get(f"/v1/projects/{project}/services/checkout/raw").json()
+    assert raw["description"] is None and raw["flows"] is None and raw["extras"] is None
+
+
+def test_edit_renames(browser, api, project):
+    new_service(api, project, {"name": "Checkout"})
+    response = browser.post(f"/projects/{project}/services/checkout/edit/",
+                            {"name": "Checkout Service"})
+    assert response.status_code == 302
+    assert api.get(f"/v1/projects/{project}/services/checkout-service").status_code == 200
+    assert api.get(f"/v1/projects/{project}/services/checkout").status_code == 404
+
+
+def test_edit_of_a_missing_service_is_404(browser, project):
+    assert browser.get(f"/projects/{project}/services/nope/edit/").status_code == 404
+    assert browser.post(f"/projects/{project}/services/nope/edit/",
+                        {"name": "x"}).status_code == 404
+
+
+def test_delete_asks_then_deletes(browser, api, project):
+    new_service(api, project, {"name": "Checkout"})
+    url = f"/projects/{project}/services/checkout/delete/"
+    page = browser.get(url)
+    assert page.status_code == 200 and "Delete the service “Checkout”?" in page.content.decode()
+    assert api.get(f"/v1/projects/{project}/services/checkout").status_code == 200
+    response = browser.post(url)
+    assert response.status_code == 302
+    assert response["Location"] == f"/projects/{project}/services/"
+    assert api.get(f"/v1/projects/{project}/services/checkout").status_code == 404
+    assert browser.post(url).status_code == 404
+
+
+def test_history_lists_events_with_field_diffs(browser, api, project):
+    base = f"/projects/{project}/services"
+    browser.post(f"{base}/new/", form_data(description="<b>bold</b>"))
+    browser.post(f"{base}/checkout/edit/", form_data(owner="team-ops", **{
+        "produces-name": ["orders.placed", ""], "produces-category": ["events", ""],
+        "produces-owner": ["", ""]}))
+    browser.post(f"{base}/checkout/delete/")
+    response = browser.get(f"/projects/{project}/history/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "3 events" in html
+    actions = re.findall(r'class="history-action history-(\w+)"', html)
+    assert actions == ["deleted", "updated", "created"]
+    updated = html[html.index("history-updated"):html.index("history-created")]
+    assert "<th scope=\"row\">owner</th>" in updated
+    assert "team-shop" in updated and "team-ops" in updated
+    assert "<th scope=\"row\">produces</th>" in updated
+    assert "orders.cancelled (owner: team-b)" in updated
+    assert "orders.placed (category: events)" in updated
+    created = html[html.index("history-created"):]
+    assert "<th scope=\"row\">extras.repo</th>" in created and "git@x:shop.git" in created
+    assert "&lt;b&gt;bold&lt;/b&gt;" in created and "<b>bold</b>" not in html
+    assert "buy, refund" in created
+
+
+def test_history_pages(browser, api, project):
+    for index in range(21):
+        new_service(api, project, {"name": f"S{index}"})
+    first = browser.get(f"/projects/{project}/history/").content.decode()
+    assert first.count('class="history-event"') == 20 and "Page 1 of 2" in first
+    second = browser.get(f"/projects/{project}/history/?page=2").content.decode()
+    assert second.count('class="history-event"') == 1 and "S0" in second
+    assert browser.get(f"/projects/{project}/history/?page=x").status_code == 200
+
+
+def test_services_list(browser, api, project):
+    new_service(api, project, {"name": "Checkout"})
+    html = browser.get(f"/projects/{project}/services/").content.decode()
+    assert f"/projects/{project}/services/checkout/edit/" in html
+    assert f"/projects/{project}/services/checkout/delete/" in html
+
+
+@pytest.mark.parametrize("path", ["services/", "services/new/", "services/checkout/edit/",
+                                  "services/checkout/delete/", "history/"])
+def test_another_organizations_project_is_404(factory, api, project, path):
+    new_service(api, project, {"name": "Checkout"})
+    stranger = factory.member_client(factory.member(factory.org("other"), role="admin"),
+                                     enforce_csrf=False)
+    assert stranger.get(f"/projects/{project}/{path}").status_code == 404
+    if path != "history/" and path != "services/":
+        assert stranger.post(f"/projects/{project}/{path}", {"name": "X"}).status_code == 404
+    assert api.get(f"/v1/projects/{project}/services/checkout").status_code == 200
+    assert stranger.get(f"/projects/nonexistent-id/{path}").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["services/", "services/new/", "services/checkout/edit/",
+                                  "services/checkout/delete/", "history/"])
+def test_login_required(project, path):
+    response = Client().get(f"/projects/{project}/{path}")
+    assert response.status_code == 302
+    assert response["Location"] == f"/accounts/login/?next=/projects/{project}/{path}"
+
+
+def test_post_needs_login_and_csrf(factory, admin, api, project):
+    url = f"/projects/{project}/services/new/"
+    assert Client().post(url, form_data()).status_code == 302
+    assert factory.member_client(admin).post(url, form_data()).status_code == 403
+    assert api.get(f"/v1/projects/{project}/services").json() == []
+
