@@ -217,6 +217,10 @@ PADDLE_PRICES = {
     for plan in ("team", "business") for cycle in ("monthly", "annual")
 }
 
+# Graph renders are kept this long in the shared cache (0: not cached). Keys change with
+# every write to the project and every deploy of new rendering code (docs/operations.md).
+RENDER_CACHE_SECONDS = env_int("RENDER_CACHE_SECONDS", 86400)
+
 # The assistant: the built-in analyst unless an OpenAI-compatible endpoint is configured.
 ASSISTANT_BASE_URL = os.environ.get("ASSISTANT_BASE_URL", "")
 ASSISTANT_MODEL = os.environ.get("ASSISTANT_MODEL", "gpt-4o-mini")

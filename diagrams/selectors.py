@@ -215,3 +215,28 @@ def assistant_context(*, project: Project):
               .order_by("-valid_from", "-version")[:5000]]
     return AssistantContext(project_name=project.name, graph=graph, entities=entities,
                             history=events, now=timezone.now())
+
+
+def project_render(*, project: Project, at: datetime | None, filtered_ids: list[str],
+                   depth: int | None, kind: str):
+    """The project's graph rendered as `svg`, `mermaid` or `json` (a dict without the
+    JSON's query echo), from the shared cache when this state was rendered before."""
+    from diagrams.render_cache import cached, render_key
+    from diagrams.rendering.document import project_graph_json
+    from diagrams.rendering.mermaid import mermaid_flowchart
+    from diagrams.rendering.svg import svg_document, svg_size
+
+    def compute():
+        if kind == "mermaid":
+            return mermaid_flowchart(project_graph_only(
+                project=project, at=at, filtered_ids=filtered_ids, depth=depth))
+        graph, layout, header = project_graph_view(project=project, at=at,
+                                                   filtered_ids=filtered_ids, depth=depth)
+        if kind == "svg":
+            return svg_document(graph, layout, **header)
+        width, height = svg_size(graph, layout, **header)
+        return project_graph_json(graph, layout, project_id=project.id, at=None,
+                                  filtered_ids=[], depth=None, width=width, height=height)
+
+    key = render_key(project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind=kind)
+    return cached(key, compute)

@@ -15,8 +15,7 @@ from archsvc.api.params import iso, query_at
 from archsvc.api.ratelimit import client_ip, rate_limit_hit
 from diagrams.models import PublicShareToken
 from diagrams.rendering.graph import MalformedEntityId, parse_filtered_ids
-from diagrams.rendering.svg import svg_document
-from diagrams.selectors import history_page, project_entities_at, project_get, project_graph_view
+from diagrams.selectors import history_page, project_entities_at, project_get, project_render
 from diagrams.sharing import share_token_revoke, share_token_rotate, shared_project
 
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -83,11 +82,10 @@ def _page(request, token: str, template: str, ancestors: str) -> HttpResponse:
         filtered_ids, depth, at = _graph_query(request)
     except _Refused as refused:  # an embed says so inside the embedding page
         return _refusal(request, refused, page=True, ancestors=ancestors)
-    graph, layout, header = project_graph_view(project=project, at=at,
-                                               filtered_ids=filtered_ids, depth=depth)
+    svg = project_render(project=project, at=at, filtered_ids=filtered_ids, depth=depth,
+                         kind="svg")
     response = render(request, template, {
-        "project_name": project.name, "token": token,
-        "svg": svg_document(graph, layout, **header),
+        "project_name": project.name, "token": token, "svg": svg,
         "filtered_ids": ",".join(filtered_ids), "depth": depth, "depths": range(6),
     })
     return _private(response, PAGE_CSP.format(ancestors=ancestors))
@@ -114,10 +112,9 @@ def share_svg(request, token: str):
         filtered_ids, depth, at = _graph_query(request)
     except _Refused as refused:
         return _refusal(request, refused, page=False)
-    graph, layout, header = project_graph_view(project=project, at=at,
-                                               filtered_ids=filtered_ids, depth=depth)
-    response = HttpResponse(svg_document(graph, layout, **header),
-                            content_type="image/svg+xml")
+    svg = project_render(project=project, at=at, filtered_ids=filtered_ids, depth=depth,
+                         kind="svg")
+    response = HttpResponse(svg, content_type="image/svg+xml")
     return _private(response, SVG_CSP)
 
 
@@ -173,14 +170,13 @@ def project_page(request, project_id: str):
         project = project_get(actor=actor, project_id=project_id)
     except ApiError:
         return render(request, "404.html", status=404)
-    graph, layout, header = project_graph_view(project=project, at=None, filtered_ids=[],
-                                               depth=None)
+    svg = project_render(project=project, at=None, filtered_ids=[], depth=None, kind="svg")
     entities = project_entities_at(project=project)
     events, _ = history_page(project=project, page=0, size=100)
     timeline = [{"at": iso(e.valid_from), "slug": e.slug, "name": e.name,
                  "action": e.action} for e in events]
     return render(request, "diagrams/project.html", {
-        "project": project, "svg": svg_document(graph, layout, **header),
+        "project": project, "svg": svg,
         "svg_url": f"/v1/projects/{project.id}/graph/svg", "depth": 1, "depths": range(6),
         "filtered_ids": "", "timeline": timeline,
         "service_rows": [{"id": sid, "name": e["name"], "slug": e["slug"], "owner": e["owner"],

@@ -12,10 +12,7 @@ from archsvc.api.params import iso, query_at, query_int
 from archsvc.api.schema import error_responses
 from diagrams import selectors
 from diagrams.api.views import PROJECT_ID
-from diagrams.rendering.document import project_graph_json
 from diagrams.rendering.graph import MalformedEntityId, parse_filtered_ids
-from diagrams.rendering.mermaid import mermaid_flowchart
-from diagrams.rendering.svg import svg_document, svg_size
 
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
@@ -39,23 +36,16 @@ def _graph_query(request) -> tuple:
     return filtered_ids, depth, query_at(request)
 
 
-def _render(request, project_id):
-    project = selectors.project_get(actor=request.user, project_id=project_id)
-    filtered_ids, depth, at = _graph_query(request)
-    graph, layout, header = selectors.project_graph_view(
-        project=project, at=at, filtered_ids=filtered_ids, depth=depth)
-    return project, graph, layout, header, filtered_ids, depth, at
-
-
 class GraphView(APIView):
     @extend_schema(operation_id="getProjectGraph", tags=["graph"], parameters=GRAPH_PARAMETERS,
                    responses={200: OpenApiTypes.OBJECT, **error_responses(400, 404)})
     def get(self, request, project_id):
-        project, graph, layout, header, filtered_ids, depth, at = _render(request, project_id)
-        width, height = svg_size(graph, layout, **header)
-        return Response(project_graph_json(
-            graph, layout, project_id=project.id, at=iso(at), filtered_ids=filtered_ids,
-            depth=depth if filtered_ids else None, width=width, height=height))
+        project = selectors.project_get(actor=request.user, project_id=project_id)
+        filtered_ids, depth, at = _graph_query(request)
+        body = selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
+                                        depth=depth, kind="json")
+        return Response({**body, "at": iso(at), "filteredIds": filtered_ids,
+                         "depth": depth if filtered_ids else None})
 
 
 class GraphMermaidView(APIView):
@@ -66,9 +56,9 @@ class GraphMermaidView(APIView):
     def get(self, request, project_id):
         project = selectors.project_get(actor=request.user, project_id=project_id)
         filtered_ids, depth, at = _graph_query(request)
-        graph = selectors.project_graph_only(project=project, at=at,
-                                             filtered_ids=filtered_ids, depth=depth)
-        return HttpResponse(mermaid_flowchart(graph), content_type="text/plain; charset=utf-8")
+        text = selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
+                                        depth=depth, kind="mermaid")
+        return HttpResponse(text, content_type="text/plain; charset=utf-8")
 
 
 class GraphSvgView(APIView):
@@ -77,8 +67,10 @@ class GraphSvgView(APIView):
                    responses={(200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.STR),
                               **error_responses(400, 404)})
     def get(self, request, project_id):
-        _, graph, layout, header, *_ = _render(request, project_id)
-        response = HttpResponse(svg_document(graph, layout, **header),
-                                content_type="image/svg+xml")
+        project = selectors.project_get(actor=request.user, project_id=project_id)
+        filtered_ids, depth, at = _graph_query(request)
+        svg = selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
+                                       depth=depth, kind="svg")
+        response = HttpResponse(svg, content_type="image/svg+xml")
         response["Content-Security-Policy"] = SVG_CSP
         return response
