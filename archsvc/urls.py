@@ -4,6 +4,7 @@ from django.views.generic.base import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from archsvc.api.views import api_not_found
+from archsvc.health import healthz
 
 v1 = [
     path("", include("billing.api.urls")),
@@ -22,6 +23,7 @@ urlpatterns = [
     path("", include("billing.urls")),
     path("", include("diagrams.urls")),
     path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
     path("favicon.ico", RedirectView.as_view(url="/static/favicon.svg", permanent=True)),
 ]
 

@@ -209,6 +209,10 @@ def main() -> None:
     token, project_id, slug = seed()
     seeded = time.perf_counter() - started
 
+    load = os.getloadavg()[0]
+    if load > 0.5:
+        print(f"warning: load average {load:.2f} before the run; other processes compete with "
+              "gunicorn and wrk for the CPUs, figures will be low and noisy", file=sys.stderr)
     server = Server()
     script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
     script.write(PUT_SCRIPT)
@@ -226,8 +230,8 @@ def main() -> None:
             ("PUT .../services/{slug}", "write", "PUT", f"{base}/services/{slug}"),
         ]
         results = {}
-        for _ in range(20):
-            request("GET", f"{server.url}/bench/ceiling", None)
+        warm = min(duration, 2)  # a short wrk burst warms both workers
+        wrk(f"{server.url}/bench/ceiling", None, warm)
         results["ceiling"] = wrk(f"{server.url}/bench/ceiling", None, duration)
         render_first = None
         for label, kind, method, url in endpoints:
@@ -238,8 +242,11 @@ def main() -> None:
                 render_first = time.perf_counter() - begin
             if status != 200:
                 raise RuntimeError(f"{method} {url}: {status}")
-            for _ in range(10):
-                request(method, url, token, body)
+            if method == "GET":
+                wrk(url, token, warm)
+            else:
+                for _ in range(10):
+                    request(method, url, token, body)
             results[label] = wrk(url, token, duration,
                                  script.name if method == "PUT" else None)
         # The ceiling again at the end: the reference is the higher of the two runs.
@@ -276,14 +283,16 @@ def main() -> None:
         "",
         f"gunicorn with {WORKERS} sync workers, PostgreSQL (CONN_MAX_AGE=600) and Redis "
         f"(cache), rate limits off; loaded by `wrk -t{THREADS} -c{CONNECTIONS} -d{duration}s` "
-        f"from a second process on 127.0.0.1, {duration} s per endpoint after a warm-up. The "
+        f"from a second process on 127.0.0.1, {duration} s per endpoint after a warm-up "
+        f"(a {min(duration, 2)} s wrk run for reads, 10 requests for PUT). The "
         f"project is `{ARCHITECTURE}` ({ARCHITECTURE.rsplit('-', 1)[1]} services; "
         f"{SMALL_PROJECTS} small projects besides it; seeded in {seeded:.1f} s). The ceiling "
         "is a bare DRF view that touches nothing (no auth, permission, throttle, database or "
         "cache), served by the same gunicorn in the same run, measured first and last; the "
         "higher is the reference. PUT updates one service's description on every request "
         f"(a new snapshot each time). The first (cold) SVG render took "
-        f"{render_first:.2f} s. `bench/api.py`.",
+        f"{render_first:.2f} s. 1-minute load average before the run: {load:.2f}. "
+        "`bench/api.py`.",
         "",
         table,
         "",

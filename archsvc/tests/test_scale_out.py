@@ -1,0 +1,63 @@
+"""Two app servers (separate gunicorn processes) on one PostgreSQL and one Redis: a write
+through one is read fresh through the other, renders included, and revocations and rate
+limits hold on both."""
+
+import json
+import uuid
+
+import pytest
+
+from accounts.services import api_key_revoke
+from archsvc.tests.servers import AppServer
+from conftest import requires_postgres, requires_redis
+
+
+def call(server, method, path, token, body=None):
+    status, headers, raw = server.request(method, path, token,
+                                          json.dumps(body).encode() if body is not None
+                                          else None)
+    return status, raw
+
+
+@requires_postgres
+@requires_redis
+@pytest.mark.django_db(transaction=True)
+def test_two_app_servers_share_state_renders_limits_and_revocations(factory):
+    org = factory.org("scale")
+    token = factory.key(org, "writer", ["projects:manage"])
+    limited = factory.key(org, "limited")
+    env = {"CACHE_KEY_PREFIX": f"scale-{uuid.uuid4().hex}", "RATE_LIMIT_READ": "1000/h"}
+    with AppServer(env=env) as a, AppServer(env=env) as b:
+        status, raw = call(a, "POST", "/v1/projects", token, {"name": "Shop", "description": ""})
+        assert status == 200
+        project = json.loads(raw)["id"]
+        call(a, "POST", f"/v1/projects/{project}/services", token, {"name": "Alpha"})
+        status, svg = call(b, "GET", f"/v1/projects/{project}/graph/svg", token)
+        assert status == 200 and b'data-entity-id="service--alpha"' in svg
+        # a write through A: B's next render is the new state, not a cached one
+        call(a, "POST", f"/v1/projects/{project}/services", token, {"name": "Beta"})
+        status, svg = call(b, "GET", f"/v1/projects/{project}/graph/svg", token)
+        assert b'data-entity-id="service--beta"' in svg
+        call(b, "PUT", f"/v1/projects/{project}/services/beta", token, {"name": "Gamma"})
+        status, mermaid = call(a, "GET", f"/v1/projects/{project}/graph/mermaid", token)
+        assert b"service__gamma" in mermaid and b"service__beta" not in mermaid
+
+        # a share token replaced through B is dead on A at once
+        share = json.loads(call(a, "POST", f"/v1/projects/{project}/public-share-token",
+                                token)[1])["token"]
+        assert a.request("GET", f"/share/{share}/graph.svg")[0] == 200
+        call(b, "POST", f"/v1/projects/{project}/public-share-token", token)
+        assert a.request("GET", f"/share/{share}/graph.svg")[0] == 404
+
+        # a revoked key is refused by both at once
+        assert call(a, "GET", "/v1/limits", limited)[0] == 200
+        api_key_revoke(organization=org, name="limited")
+        assert call(a, "GET", "/v1/limits", limited)[0] == 401
+        assert call(b, "GET", "/v1/limits", limited)[0] == 401
+
+    # rate limits are counted once for both (test_ratelimit.py holds the count exactly)
+    env = {"CACHE_KEY_PREFIX": f"scale-{uuid.uuid4().hex}", "RATE_LIMIT_READ": "3/h"}
+    with AppServer(env=env) as a, AppServer(env=env) as b:
+        statuses = [call(server, "GET", "/v1/limits", token)[0]
+                    for server in (a, b, a, b, a)]
+        assert statuses == [200, 200, 200, 429, 429]
