@@ -46,3 +46,8 @@ def cached(key: str, compute):
     except Exception:  # noqa: BLE001
         logger.warning("render cache unavailable", exc_info=True)
     return value
+
+
+def json_bytes(value) -> bytes:
+    """JSON as DRF's renderer writes it (compact, UTF-8)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()

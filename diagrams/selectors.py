@@ -218,10 +218,10 @@ def assistant_context(*, project: Project):
 
 
 def project_render(*, project: Project, at: datetime | None, filtered_ids: list[str],
-                   depth: int | None, kind: str):
-    """The project's graph rendered as `svg`, `mermaid` or `json` (a dict without the
-    JSON's query echo), from the shared cache when this state was rendered before."""
-    from diagrams.render_cache import cached, render_key
+                   depth: int | None, kind: str, query_echo: str | None = None):
+    """The project's graph rendered as `svg`, `mermaid` or `json` (the encoded
+    ProjectGraph), from the shared cache when this state was rendered before."""
+    from diagrams.render_cache import cached, json_bytes, render_key
     from diagrams.rendering.document import project_graph_json
     from diagrams.rendering.mermaid import mermaid_flowchart
     from diagrams.rendering.svg import svg_document, svg_size
@@ -235,8 +235,18 @@ def project_render(*, project: Project, at: datetime | None, filtered_ids: list[
         if kind == "svg":
             return svg_document(graph, layout, **header)
         width, height = svg_size(graph, layout, **header)
-        return project_graph_json(graph, layout, project_id=project.id, at=None,
-                                  filtered_ids=[], depth=None, width=width, height=height)
+        return json_bytes(project_graph_json(
+            graph, layout, project_id=project.id, at=query_echo, filtered_ids=filtered_ids,
+            depth=depth if filtered_ids else None, width=width, height=height))
 
     key = render_key(project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind=kind)
     return cached(key, compute)
+
+
+def project_read_cached(*, project: Project, at: datetime | None, kind: str, compute) -> bytes:
+    """A read of the project's state (services, entities) as encoded JSON, cached under the
+    project's state like the renders: any write to the project makes it unreachable."""
+    from diagrams.render_cache import cached, json_bytes, render_key
+
+    key = render_key(project=project, at=at, filtered_ids=[], depth=None, kind=kind)
+    return cached(key, lambda: json_bytes(compute()))

@@ -4,7 +4,6 @@
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from archsvc.api.errors import BadRequest
@@ -42,10 +41,10 @@ class GraphView(APIView):
     def get(self, request, project_id):
         project = selectors.project_get(actor=request.user, project_id=project_id)
         filtered_ids, depth, at = _graph_query(request)
+        # the encoded document is cached whole: no re-encoding on a warm read
         body = selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
-                                        depth=depth, kind="json")
-        return Response({**body, "at": iso(at), "filteredIds": filtered_ids,
-                         "depth": depth if filtered_ids else None})
+                                        depth=depth, kind="json", query_echo=iso(at))
+        return HttpResponse(body, content_type="application/json")
 
 
 class GraphMermaidView(APIView):

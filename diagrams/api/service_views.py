@@ -1,5 +1,6 @@
 """The /v1 services, entities and history endpoints."""
 
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
@@ -92,7 +93,11 @@ class ServiceListView(APIView):
     def get(self, request, project_id):
         project = selectors.project_get(actor=request.user, project_id=project_id)
         at = query_at(request)
-        return Response([service_json(s) for s in selectors.services_at(project=project, at=at)])
+        body = selectors.project_read_cached(
+            project=project, at=at, kind="services",
+            compute=lambda: [service_json(s) for s in selectors.services_at(project=project,
+                                                                            at=at)])
+        return HttpResponse(body, content_type="application/json")
 
     @extend_schema(operation_id="createService", tags=["services"], parameters=[PROJECT_ID],
                    request=ServiceCreateSerializer,
@@ -147,7 +152,11 @@ class EntitiesView(APIView):
                    responses={200: ProjectEntitiesSerializer, **error_responses(400, 404)})
     def get(self, request, project_id):
         project = selectors.project_get(actor=request.user, project_id=project_id)
-        return Response(selectors.project_entities_at(project=project, at=query_at(request)))
+        at = query_at(request)
+        body = selectors.project_read_cached(
+            project=project, at=at, kind="entities",
+            compute=lambda: selectors.project_entities_at(project=project, at=at))
+        return HttpResponse(body, content_type="application/json")
 
 
 class HistoryView(APIView):
