@@ -84,3 +84,30 @@ def org(factory) -> Organization:
 def api(factory, org) -> Client:
     """An API-key client of `org` with no extra permissions."""
     return factory.key_client(org, "ci")
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-quic"]
+requires_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                                       reason="Debian's chromium is not installed")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium through Playwright, for a module of browser tests. Playwright's sync
+    API keeps an event loop in this thread, so while it runs the ORM calls of these tests
+    (and their database teardown) are let through Django's async guard; the variable is
+    removed again afterwards (`check --deploy` rightly refuses it). Pages send a CSP that
+    forbids eval: wait with locators, not wait_for_function."""
+    from playwright.sync_api import sync_playwright
+
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield chromium
+            chromium.close()
+    finally:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)

@@ -4,37 +4,18 @@ the time control back, read a diff, share the project and open the link logged o
 and revoke an API key. Screenshots of the main pages at 1280 and 390 pixels wide go to
 docs/screenshots/."""
 
-import os
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"]
+from conftest import requires_chromium
+
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
+    requires_chromium,
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """See test_share_browser.py: the async guard is lifted while Playwright runs."""
-    from playwright.sync_api import sync_playwright
-
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                                 args=CHROMIUM_ARGS)
-            yield browser
-            browser.close()
-    finally:
-        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 def shoot(page, name: str) -> None:

@@ -1,39 +1,18 @@
 """The project page in a real browser: the graph, and the assistant's chat panel whose cited
 entities focus the graph."""
 
-import os
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from accounts.services import session_start
+from conftest import requires_chromium
 from diagrams.tests.helpers import new_project, new_service
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"]
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
+    requires_chromium,
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """See test_share_browser.py: the async guard is lifted while Playwright runs."""
-    from playwright.sync_api import sync_playwright
-
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                                 args=CHROMIUM_ARGS)
-            yield browser
-            browser.close()
-    finally:
-        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 def test_ask_the_assistant_and_focus_a_cited_service(browser, live_server, factory):

@@ -3,44 +3,20 @@ and the embed inside an iframe of a page from another origin, with no cookies; a
 token is 404 at once."""
 
 import json
-import os
 import threading
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from conftest import requires_chromium
 from diagrams.tests.helpers import new_project, new_service
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"]
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed"),
+    requires_chromium,
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Chromium for this module. Playwright's sync API keeps an event loop in this thread,
-    so while it runs the ORM calls of these tests (and their database teardown) are let
-    through Django's async guard; the variable is removed again afterwards (`check
-    --deploy` rightly refuses it). The pages' CSP forbids eval: wait with locators."""
-    from playwright.sync_api import sync_playwright
-
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                                 args=CHROMIUM_ARGS)
-            yield browser
-            browser.close()
-    finally:
-        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 @pytest.fixture
