@@ -139,7 +139,15 @@ def _violations(detail, path: str = "") -> list[dict]:
 
 
 def _rejected_value(data, field: str):
-    """The value at a violation's JSON path in the request body, when there is one."""
+    """The value at a violation's JSON path in the request body, when one can be found
+    (property names holding `.` or `[` make the path ambiguous: then none)."""
+    try:
+        return _walk(data, field)
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
+
+
+def _walk(data, field: str):
     current = data
     for part in field.replace("[", ".[").split("."):
         if part == "" or part == "body":

@@ -122,3 +122,14 @@ def test_unknown_property_named_with_a_lone_surrogate_is_a_violation(api):
                         content_type="application/json")
     assert response.status_code == 400
     assert response.json()["violations"][0]["field"] == "\ufffd"
+
+
+@pytest.mark.urls("archsvc.tests.urls_faulty")
+def test_property_names_that_look_like_paths_are_still_violations(api):
+    """Found by schema fuzzing: names holding `[` or `.` once broke the error handler."""
+    response = api.post("/v1/_test/echo",
+                        '{"name": "ok", "produces": [{"name": "t", "[x": 1, "a.b]": 2}]}',
+                        content_type="application/json")
+    assert response.status_code == 400
+    fields = {v["field"] for v in response.json()["violations"]}
+    assert fields == {"produces[0].[x", "produces[0].a.b]"}

@@ -127,6 +127,12 @@ class MessagingTopicSerializer(StrictSerializer):
     flows = _flow_list(required=False)
     extras = ExtrasField(required=False)
 
+    def validate(self, attrs):
+        # a topic is always whole: DRF's partial mode (PUT) reaches nested serializers too
+        if "name" not in attrs:
+            raise serializers.ValidationError({"name": ["This field is required."]})
+        return attrs
+
 
 def _topics(**kwargs):
     return MessagingTopicSerializer(many=True, **kwargs)

@@ -959,3 +959,12 @@ def test_reading_one_service_runs_a_small_constant_number_of_queries(
         response = api.get(f"{service_url(pid, 'service-01')}/raw")
     assert response.status_code == 200
 
+
+
+def test_a_topic_without_a_name_is_refused_on_update_too(api, pid):
+    """Found by schema fuzzing: partial updates must not make a topic's name optional."""
+    create_service(api, pid, "Orders")
+    response = api.put(f"/v1/projects/{pid}/services/orders",
+                       {"produces": [{"category": "x"}]}, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["violations"][0]["field"] == "produces[0].name"
