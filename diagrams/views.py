@@ -11,10 +11,10 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.middleware import page_actor
 from archsvc.api.errors import ApiError
-from archsvc.api.params import iso, query_at
+from archsvc.api.params import iso
 from archsvc.api.ratelimit import client_ip, rate_limit_hit
+from diagrams.api.graph_views import graph_query
 from diagrams.models import PublicShareToken
-from diagrams.rendering.graph import MalformedEntityId, parse_filtered_ids
 from diagrams.selectors import history_page, project_entities_at, project_get, project_render
 from diagrams.sharing import share_token_revoke, share_token_rotate, shared_project
 
@@ -31,18 +31,11 @@ class _Refused(Exception):
 
 
 def _graph_query(request) -> tuple[list[str], int, object]:
+    """The API's graph parameters (one rule), refused as a plain 400 on these pages."""
     try:
-        filtered_ids = parse_filtered_ids(request.GET.getlist("filteredIds"))
-    except MalformedEntityId:
-        raise _Refused(400, "filteredIds holds a malformed entity id.") from None
-    raw_depth = request.GET.get("depth", "1")
-    if not raw_depth.strip().isdigit() or not 0 <= int(raw_depth) <= 5:
-        raise _Refused(400, "depth must be an integer from 0 to 5.")
-    try:
-        at = query_at(request)
+        return graph_query(request)
     except ApiError as error:
         raise _Refused(400, error.message) from None
-    return filtered_ids, int(raw_depth), at
 
 
 def _shared(request, token: str):

@@ -7,9 +7,14 @@ from django.utils.dateparse import parse_datetime
 from archsvc.api.errors import BadRequest
 
 
+def query_params(request):
+    """DRF's query_params, or a plain Django request's GET (the public pages use these too)."""
+    return getattr(request, "query_params", None) or request.GET
+
+
 def query_int(request, name: str, *, default: int, minimum: int, maximum: int | None = None
               ) -> int:
-    raw = request.query_params.get(name)
+    raw = query_params(request).get(name)
     if raw is None:
         return default
     try:
@@ -23,7 +28,7 @@ def query_int(request, name: str, *, default: int, minimum: int, maximum: int | 
 
 
 def query_bool(request, name: str) -> bool | None:
-    raw = request.query_params.get(name)
+    raw = query_params(request).get(name)
     if raw is None:
         return None
     value = raw.strip().lower()
@@ -35,7 +40,7 @@ def query_bool(request, name: str) -> bool | None:
 
 
 def query_text(request, name: str, *, max_length: int = 200) -> str | None:
-    raw = request.query_params.get(name)
+    raw = query_params(request).get(name)
     if raw is None:
         return None
     if len(raw) > max_length or "\x00" in raw:
@@ -45,8 +50,7 @@ def query_text(request, name: str, *, max_length: int = 200) -> str | None:
 
 def query_at(request) -> datetime | None:
     """`at`: any ISO 8601 date-time; no offset means UTC (CONTRACT 7)."""
-    params = getattr(request, "query_params", None) or request.GET
-    raw = params.get("at")
+    raw = query_params(request).get("at")
     if raw is None:
         return None
     try:

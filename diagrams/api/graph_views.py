@@ -7,7 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.views import APIView
 
 from archsvc.api.errors import BadRequest
-from archsvc.api.params import iso, query_at, query_int
+from archsvc.api.params import iso, query_at, query_int, query_params
 from archsvc.api.schema import error_responses
 from diagrams import selectors
 from diagrams.api.views import PROJECT_ID
@@ -25,9 +25,11 @@ GRAPH_PARAMETERS = [
 ]
 
 
-def _graph_query(request) -> tuple:
+def graph_query(request) -> tuple:
+    """filteredIds, depth and at of a graph request (the API's and the public pages');
+    BadRequest naming the parameter when one is malformed."""
     try:
-        filtered_ids = parse_filtered_ids(request.query_params.getlist("filteredIds"))
+        filtered_ids = parse_filtered_ids(query_params(request).getlist("filteredIds"))
     except MalformedEntityId as exc:
         raise BadRequest(f"filteredIds: '{str(exc)[:100]}' is not an entity id "
                          "(<service|messaging|category|owner|flow>--<slug>).") from None
@@ -35,16 +37,20 @@ def _graph_query(request) -> tuple:
     return filtered_ids, depth, query_at(request)
 
 
+def _rendered(request, project_id: str, kind: str) -> tuple:
+    project = selectors.project_get(actor=request.user, project_id=project_id)
+    filtered_ids, depth, at = graph_query(request)
+    return selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
+                                    depth=depth, kind=kind, query_echo=iso(at))
+
+
 class GraphView(APIView):
     @extend_schema(operation_id="getProjectGraph", tags=["graph"], parameters=GRAPH_PARAMETERS,
                    responses={200: OpenApiTypes.OBJECT, **error_responses(400, 404)})
     def get(self, request, project_id):
-        project = selectors.project_get(actor=request.user, project_id=project_id)
-        filtered_ids, depth, at = _graph_query(request)
         # the encoded document is cached whole: no re-encoding on a warm read
-        body = selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
-                                        depth=depth, kind="json", query_echo=iso(at))
-        return HttpResponse(body, content_type="application/json")
+        return HttpResponse(_rendered(request, project_id, "json"),
+                            content_type="application/json")
 
 
 class GraphMermaidView(APIView):
@@ -53,11 +59,8 @@ class GraphMermaidView(APIView):
                    responses={(200, "text/plain"): OpenApiResponse(OpenApiTypes.STR),
                               **error_responses(400, 404)})
     def get(self, request, project_id):
-        project = selectors.project_get(actor=request.user, project_id=project_id)
-        filtered_ids, depth, at = _graph_query(request)
-        text = selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
-                                        depth=depth, kind="mermaid")
-        return HttpResponse(text, content_type="text/plain; charset=utf-8")
+        return HttpResponse(_rendered(request, project_id, "mermaid"),
+                            content_type="text/plain; charset=utf-8")
 
 
 class GraphSvgView(APIView):
@@ -66,10 +69,7 @@ class GraphSvgView(APIView):
                    responses={(200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.STR),
                               **error_responses(400, 404)})
     def get(self, request, project_id):
-        project = selectors.project_get(actor=request.user, project_id=project_id)
-        filtered_ids, depth, at = _graph_query(request)
-        svg = selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
-                                       depth=depth, kind="svg")
-        response = HttpResponse(svg, content_type="image/svg+xml")
+        response = HttpResponse(_rendered(request, project_id, "svg"),
+                                content_type="image/svg+xml")
         response["Content-Security-Policy"] = SVG_CSP
         return response
