@@ -105,7 +105,7 @@ CACHE_KEY_PREFIX = os.environ.get("CACHE_KEY_PREFIX", "archsvc")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "archsvc.cache.ReusingRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": CACHE_KEY_PREFIX,
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
@@ -220,6 +220,8 @@ PADDLE_PRICES = {
 # Graph renders are kept this long in the shared cache (0: not cached). Keys change with
 # every write to the project and every deploy of new rendering code (docs/operations.md).
 RENDER_CACHE_SECONDS = env_int("RENDER_CACHE_SECONDS", 86400)
+# Each worker also keeps its most recently used renders in memory, up to this many bytes.
+RENDER_LOCAL_CACHE_BYTES = env_int("RENDER_LOCAL_CACHE_BYTES", 32 * 1024 * 1024)
 
 # The assistant: the built-in analyst unless an OpenAI-compatible endpoint is configured.
 ASSISTANT_BASE_URL = os.environ.get("ASSISTANT_BASE_URL", "")

@@ -171,7 +171,7 @@ def to_ms(value: str) -> float:
 
 
 def parse_wrk(output: str) -> dict:
-    latency = {int(p): to_ms(v) for p, v in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)$", output,
+    latency = {int(p): to_ms(v) for p, v in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)\s*$", output,
                                                        re.MULTILINE)}
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
     errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)",

@@ -4,12 +4,13 @@ import uuid
 from datetime import datetime
 
 import networkx as nx
-from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from accounts.actors import Actor
 from accounts.models import Organization
 from archsvc.api.errors import BadRequest, NotFound, ProjectNotFound, ServiceNotFound
+from archsvc.hotpath import build, fetch_row, fetch_rows, icontains, select_list
 from diagrams.entities import ServiceState, project_entities
 from diagrams.history import snapshot_changes
 from diagrams.models import Pin, Project, Service, ServiceSnapshot
@@ -24,42 +25,65 @@ def project_count(*, organization: Organization) -> int:
     return Project.objects.filter(organization=organization).count()
 
 
-def _projects_for(actor: Actor) -> QuerySet[Project]:
-    """The actor's organization's projects, each annotated with `is_pinned` for the actor."""
-    return Project.objects.filter(organization_id=actor.organization_id).annotate(
-        is_pinned=Exists(Pin.objects.filter(project=OuterRef("pk"), actor_ref=actor.ref))
-    )
+_PROJECT_FIELDS = Project._meta.concrete_fields
+_PROJECT_SQL = (  # names from model metadata; every value is a parameter
+    f"SELECT {select_list('p', _PROJECT_FIELDS)}, EXISTS(SELECT 1 FROM "  # noqa: S608
+    f'"{Pin._meta.db_table}" pin WHERE pin."project_id" = p."id" AND pin."actor_ref" = %s) '
+    f'FROM "{Project._meta.db_table}" p WHERE p."id" = %s AND p."organization_id" = %s'
+)
 
 
 def project_get(*, actor: Actor, project_id: str) -> Project:
-    """One project of the actor's organization; a malformed id, a missing project and
-    another organization's project are the same 404."""
+    """One project of the actor's organization, annotated with `is_pinned`; a malformed id,
+    a missing project and another organization's project are the same 404. One
+    hand-written query (archsvc/hotpath.py): nearly every API request makes it."""
     if not isinstance(project_id, str) or not is_project_id(project_id):
         raise ProjectNotFound()
-    try:
-        return _projects_for(actor).get(pk=project_id)
-    except Project.DoesNotExist:
-        raise ProjectNotFound() from None
+    row = fetch_row(_PROJECT_SQL, [actor.ref, project_id, actor.organization_id],
+                    [*_PROJECT_FIELDS, None])
+    if row is None:
+        raise ProjectNotFound()
+    project = build(Project, _PROJECT_FIELDS, row[:-1])
+    project.is_pinned = bool(row[-1])
+    return project
 
 
 def project_list(*, actor: Actor, page: int, size: int, pinned: bool | None = None,
                  archived: bool | None = None, created_by: str | None = None,
                  query: str | None = None) -> tuple[list[Project], int]:
-    """A page of projects, most recently updated first, then by id; and the total."""
-    projects = _projects_for(actor)
+    """A page of projects, most recently updated first, then by id; and the total. One
+    hand-written query (the total rides along as a window count; a page past the end asks
+    for the count alone)."""
+    pin = (f'EXISTS(SELECT 1 FROM "{Pin._meta.db_table}" pin '  # noqa: S608
+           'WHERE pin."project_id" = p."id" AND pin."actor_ref" = %s)')
+    where, params = ['p."organization_id" = %s'], [actor.organization_id]
     if pinned is not None:
-        projects = projects.filter(is_pinned=pinned)
+        where.append(pin if pinned else f"NOT {pin}")
+        params.append(actor.ref)
     if archived is not None:
-        projects = projects.filter(archived=archived)
+        where.append('p."archived" = %s')
+        params.append(archived)
     if created_by is not None:
-        projects = projects.filter(created_by=created_by)
+        where.append('p."created_by" = %s')
+        params.append(created_by)
     if query:
-        projects = projects.filter(name__icontains=query)
-    total = projects.count()
-    offset = page * size
-    items = list(projects.order_by("-updated_at", "id")[offset:offset + size]) \
-        if offset < total else []
-    return items, total
+        condition, value = icontains('p."name"', query)
+        where.append(condition)
+        params.append(value)
+    table = f'FROM "{Project._meta.db_table}" p WHERE {" AND ".join(where)}'
+    rows = fetch_rows(
+        f"SELECT {select_list('p', _PROJECT_FIELDS)}, {pin}, COUNT(*) OVER () {table} "
+        'ORDER BY p."updated_at" DESC, p."id" ASC LIMIT %s OFFSET %s',
+        [actor.ref, *params, size, page * size], [*_PROJECT_FIELDS, None, None])
+    if not rows:
+        total = fetch_row(f"SELECT COUNT(*) {table}", params, [None])[0] if page else 0
+        return [], total
+    projects = []
+    for row in rows:
+        project = build(Project, _PROJECT_FIELDS, row[:-2])
+        project.is_pinned = bool(row[-2])
+        projects.append(project)
+    return projects, rows[0][-1]
 
 
 def pin_list(*, actor: Actor) -> list[Pin]:

@@ -1,0 +1,71 @@
+"""Hand-written SQL for the two reads every API request makes (the API key behind the
+bearer token, the project in the path), returning ordinary model instances.
+
+Building a QuerySet's SQL costs more than running it: 0.4-0.6 ms of Python per lookup
+against 0.1-0.2 ms for PostgreSQL to answer (docs/benchmarks.md, "API under load"). These
+statements are written once; values still pass through each field's database converters,
+exactly as the ORM would, so SQLite and PostgreSQL give the same instances. Everything else
+uses the ORM.
+"""
+
+from collections.abc import Sequence
+
+from django.db import connections
+from django.db.models import Field, Model
+
+DB = "default"
+
+
+def fetch_row(sql: str, params: Sequence, fields: Sequence[Field | None]) -> list | None:
+    """The first row of `sql`, each column converted as the ORM converts `fields[i]` (None:
+    left as the driver gives it), or None when there is no row."""
+    connection = connections[DB]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return [_convert(connection, field, value) for field, value in zip(fields, row, strict=True)]
+
+
+def fetch_rows(sql: str, params: Sequence, fields: Sequence[Field | None]) -> list[list]:
+    """Every row of `sql`, converted as in fetch_row."""
+    connection = connections[DB]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return [[_convert(connection, field, value) for field, value in zip(fields, row, strict=True)]
+            for row in rows]
+
+
+def icontains(column: str, value: str) -> tuple[str, str]:
+    """A condition and its parameter: `column` contains `value`, in any case, written as
+    Django writes `__icontains` for this database (wildcards in `value` are literal)."""
+    connection = connections[DB]
+    lhs = connection.ops.lookup_cast("icontains", "CharField") % column
+    rhs = connection.operators["icontains"] % "%s"
+    return f"{lhs} {rhs}", f"%{connection.ops.prep_for_like_query(value)}%"
+
+
+def build(model: type[Model], fields: Sequence[Field], values: Sequence) -> Model:
+    """An instance of `model` as loaded from the database; fields left out are deferred."""
+    return model.from_db(DB, [field.attname for field in fields], list(values))
+
+
+def param(model: type[Model], field_name: str, value):
+    """`value` as the database takes a parameter compared with `model.field_name`."""
+    return model._meta.get_field(field_name).get_db_prep_value(value, connections[DB])
+
+
+def select_list(alias: str, fields: Sequence[Field]) -> str:
+    return ", ".join(f'{alias}."{field.column}"' for field in fields)
+
+
+def _convert(connection, field: Field | None, value):
+    if value is None or field is None:
+        return value
+    column = field.get_col(field.model._meta.db_table)
+    for converter in (connection.ops.get_db_converters(column)
+                      + field.get_db_converters(connection)):
+        value = converter(value, column, connection)
+    return value
