@@ -11,6 +11,7 @@ least recently used first out) in front of the shared cache: a warm read of a 40
 then costs no transfer from Redis and no unpickling. This can never serve a stale render:
 a write moves `updated_at`, so the next request asks for a key no worker has."""
 
+import gzip
 import hashlib
 import json
 import logging
@@ -95,6 +96,20 @@ def cached(key: str, compute):
             logger.warning("render cache unavailable", exc_info=True)
     local_renders.put(key, value)
     return value
+
+
+def cached_encoded(key: str, compute, *, gzipped: bool):
+    """As `cached`; when `gzipped`, the value gzip-compressed, itself cached under its own
+    key (compressed once, deterministically: no timestamp in the gzip header)."""
+    if not gzipped:
+        return cached(key, compute)
+
+    def compress() -> bytes:
+        value = cached(key, compute)
+        return gzip.compress(value.encode() if isinstance(value, str) else value,
+                             compresslevel=6, mtime=0)
+
+    return cached(f"{key}:gzip", compress)
 
 
 def json_bytes(value) -> bytes:

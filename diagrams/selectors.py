@@ -242,10 +242,12 @@ def assistant_context(*, project: Project):
 
 
 def project_render(*, project: Project, at: datetime | None, filtered_ids: list[str],
-                   depth: int | None, kind: str, query_echo: str | None = None):
+                   depth: int | None, kind: str, query_echo: str | None = None,
+                   gzipped: bool = False):
     """The project's graph rendered as `svg`, `mermaid` or `json` (the encoded
-    ProjectGraph), from the shared cache when this state was rendered before."""
-    from diagrams.render_cache import cached, json_bytes, render_key
+    ProjectGraph), from the shared cache when this state was rendered before; gzip bytes
+    when `gzipped`."""
+    from diagrams.render_cache import cached_encoded, json_bytes, render_key
     from diagrams.rendering.document import project_graph_json
     from diagrams.rendering.mermaid import mermaid_flowchart
     from diagrams.rendering.svg import svg_document, svg_size
@@ -264,13 +266,15 @@ def project_render(*, project: Project, at: datetime | None, filtered_ids: list[
             depth=depth if filtered_ids else None, width=width, height=height))
 
     key = render_key(project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind=kind)
-    return cached(key, compute)
+    return cached_encoded(key, compute, gzipped=gzipped)
 
 
-def project_read_cached(*, project: Project, at: datetime | None, kind: str, compute) -> bytes:
-    """A read of the project's state (services, entities) as encoded JSON, cached under the
-    project's state like the renders: any write to the project makes it unreachable."""
-    from diagrams.render_cache import cached, json_bytes, render_key
+def project_read_cached(*, project: Project, at: datetime | None, kind: str, compute,
+                        gzipped: bool = False) -> bytes:
+    """A read of the project's state (services, entities) as encoded JSON (gzip bytes when
+    `gzipped`), cached under the project's state like the renders: any write to the project
+    makes it unreachable."""
+    from diagrams.render_cache import cached_encoded, json_bytes, render_key
 
     key = render_key(project=project, at=at, filtered_ids=[], depth=None, kind=kind)
-    return cached(key, lambda: json_bytes(compute()))
+    return cached_encoded(key, lambda: json_bytes(compute()), gzipped=gzipped)

@@ -10,6 +10,7 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.middleware import page_actor
+from archsvc.api.encoding import accepts_gzip, encoded_response
 from archsvc.api.errors import ApiError
 from archsvc.api.params import iso
 from archsvc.api.ratelimit import client_ip, rate_limit_hit
@@ -105,9 +106,10 @@ def share_svg(request, token: str):
         filtered_ids, depth, at = _graph_query(request)
     except _Refused as refused:
         return _refusal(request, refused, page=False)
+    gzipped = accepts_gzip(request)
     svg = project_render(project=project, at=at, filtered_ids=filtered_ids, depth=depth,
-                         kind="svg")
-    response = HttpResponse(svg, content_type="image/svg+xml")
+                         kind="svg", gzipped=gzipped)
+    response = encoded_response(svg, content_type="image/svg+xml", gzipped=gzipped)
     return _private(response, SVG_CSP)
 
 

@@ -6,6 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.views import APIView
 
+from archsvc.api.encoding import accepts_gzip, encoded_response
 from archsvc.api.errors import BadRequest
 from archsvc.api.params import iso, query_at, query_int, query_params
 from archsvc.api.schema import error_responses
@@ -37,20 +38,23 @@ def graph_query(request) -> tuple:
     return filtered_ids, depth, query_at(request)
 
 
-def _rendered(request, project_id: str, kind: str) -> tuple:
+def _rendered(request, project_id: str, kind: str, content_type: str) -> HttpResponse:
+    """The render, whole from the cache on a warm read (no re-encoding), gzip-compressed
+    for clients that accept it."""
     project = selectors.project_get(actor=request.user, project_id=project_id)
     filtered_ids, depth, at = graph_query(request)
-    return selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
-                                    depth=depth, kind=kind, query_echo=iso(at))
+    gzipped = accepts_gzip(request)
+    body = selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
+                                    depth=depth, kind=kind, query_echo=iso(at),
+                                    gzipped=gzipped)
+    return encoded_response(body, content_type=content_type, gzipped=gzipped)
 
 
 class GraphView(APIView):
     @extend_schema(operation_id="getProjectGraph", tags=["graph"], parameters=GRAPH_PARAMETERS,
                    responses={200: OpenApiTypes.OBJECT, **error_responses(400, 404)})
     def get(self, request, project_id):
-        # the encoded document is cached whole: no re-encoding on a warm read
-        return HttpResponse(_rendered(request, project_id, "json"),
-                            content_type="application/json")
+        return _rendered(request, project_id, "json", "application/json")
 
 
 class GraphMermaidView(APIView):
@@ -59,8 +63,7 @@ class GraphMermaidView(APIView):
                    responses={(200, "text/plain"): OpenApiResponse(OpenApiTypes.STR),
                               **error_responses(400, 404)})
     def get(self, request, project_id):
-        return HttpResponse(_rendered(request, project_id, "mermaid"),
-                            content_type="text/plain; charset=utf-8")
+        return _rendered(request, project_id, "mermaid", "text/plain; charset=utf-8")
 
 
 class GraphSvgView(APIView):
@@ -69,7 +72,6 @@ class GraphSvgView(APIView):
                    responses={(200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.STR),
                               **error_responses(400, 404)})
     def get(self, request, project_id):
-        response = HttpResponse(_rendered(request, project_id, "svg"),
-                                content_type="image/svg+xml")
+        response = _rendered(request, project_id, "svg", "image/svg+xml")
         response["Content-Security-Policy"] = SVG_CSP
         return response

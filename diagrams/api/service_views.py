@@ -1,12 +1,12 @@
 """The /v1 services, entities and history endpoints."""
 
-from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from archsvc.api.body import read_body
+from archsvc.api.encoding import accepts_gzip, encoded_response
 from archsvc.api.pagination import page_envelope
 from archsvc.api.params import iso, query_at, query_int
 from archsvc.api.schema import error_responses
@@ -93,11 +93,12 @@ class ServiceListView(APIView):
     def get(self, request, project_id):
         project = selectors.project_get(actor=request.user, project_id=project_id)
         at = query_at(request)
+        gzipped = accepts_gzip(request)
         body = selectors.project_read_cached(
-            project=project, at=at, kind="services",
+            project=project, at=at, kind="services", gzipped=gzipped,
             compute=lambda: [service_json(s) for s in selectors.services_at(project=project,
                                                                             at=at)])
-        return HttpResponse(body, content_type="application/json")
+        return encoded_response(body, content_type="application/json", gzipped=gzipped)
 
     @extend_schema(operation_id="createService", tags=["services"], parameters=[PROJECT_ID],
                    request=ServiceCreateSerializer,
@@ -153,10 +154,11 @@ class EntitiesView(APIView):
     def get(self, request, project_id):
         project = selectors.project_get(actor=request.user, project_id=project_id)
         at = query_at(request)
+        gzipped = accepts_gzip(request)
         body = selectors.project_read_cached(
-            project=project, at=at, kind="entities",
+            project=project, at=at, kind="entities", gzipped=gzipped,
             compute=lambda: selectors.project_entities_at(project=project, at=at))
-        return HttpResponse(body, content_type="application/json")
+        return encoded_response(body, content_type="application/json", gzipped=gzipped)
 
 
 class HistoryView(APIView):
