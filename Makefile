@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint fuzz clean
+.PHONY: run test lint fuzz soak clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ test: $(STAMP)
 
 fuzz: $(STAMP)
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-200} $(BIN)/python -m pytest -q archsvc/tests/test_schema_fuzz.py
+
+# The long form of archsvc/tests/test_load.py: SOAK_SECONDS of mixed load against gunicorn on
+# PostgreSQL + Redis (127.0.0.1), checked, and its figures written into docs/benchmarks.md.
+soak: $(STAMP)
+	SOAK_SECONDS=$${SOAK_SECONDS:-180} $(BIN)/python bench/soak.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -20,8 +20,12 @@ def _fast_password_hashing(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Rate-limit counters and cached renders do not leak from one test into the next."""
+    """Rate-limit counters and cached renders (shared and per-worker) do not leak from one
+    test into the next."""
+    from diagrams.render_cache import local_renders
+
     cache.clear()
+    local_renders.clear()
     yield
 
 

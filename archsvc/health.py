@@ -1,5 +1,8 @@
-"""`/healthz` for load balancers: the database and the shared cache answer, or 503 saying
-which does not. No authentication, no rate limit, never cached."""
+"""`/healthz` for load balancers: 200 while this server can serve, 503 when it cannot (the
+database does not answer). The shared cache is reported too, but a server without it still
+serves (renders uncached, rate limits not counted: docs/operations.md), so a Redis outage
+alone is 200 "degraded": taking every server out of rotation for it would turn a degraded
+service into no service. No authentication, no rate limit, never cached."""
 
 import uuid
 
@@ -25,6 +28,7 @@ def healthz(request):
         checks["cache"] = "ok" if cache.get("healthz") == probe else "unavailable"
     except Exception:  # noqa: BLE001
         checks["cache"] = "unavailable"
-    healthy = all(value == "ok" for value in checks.values())
-    return JsonResponse({"status": "ok" if healthy else "unavailable", **checks},
-                        status=200 if healthy else 503)
+    if checks["database"] != "ok":
+        return JsonResponse({"status": "unavailable", **checks}, status=503)
+    status = "ok" if checks["cache"] == "ok" else "degraded"
+    return JsonResponse({"status": status, **checks}, status=200)

@@ -6,6 +6,11 @@ import logging
 import re
 import uuid
 
+from django.core.exceptions import RequestDataTooBig
+from django.http.request import UnreadablePostError
+
+from archsvc.api.errors import error_json
+
 _request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 _VALID_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
@@ -35,3 +40,32 @@ class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = _request_id.get()
         return True
+
+
+class CompleteBodyMiddleware:
+    """A request whose body is shorter than its Content-Length is refused (400) before any
+    view sees it. A client that goes away mid-body leaves the server holding what arrived;
+    when that happens to parse (a form cut between fields, JSON missing only trailing
+    whitespace), acting on it would save a half-sent edit the client never saw succeed."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            declared = 0
+        if declared > 0:
+            try:
+                received = len(request.body)
+            except RequestDataTooBig:
+                received = declared  # the view answers it (400, too large)
+            except UnreadablePostError:
+                received = -1
+            if received != declared:
+                logging.getLogger("archsvc.request").warning(
+                    "incomplete body: %s of %s bytes", max(received, 0), declared)
+                return error_json(400, "bad_request",
+                                  "The request body is shorter than its Content-Length.")
+        return self.get_response(request)

@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import SuspiciousOperation
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
+from django.http.request import UnreadablePostError
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
@@ -218,6 +219,10 @@ def exception_handler(exc, context):
         return Response(error_body(403, "forbidden", message), status=403)
     if isinstance(exc, SuspiciousOperation):  # e.g. a body over DATA_UPLOAD_MAX_MEMORY_SIZE
         return Response(error_body(400, "bad_request", "The request is too large or malformed."),
+                        status=400)
+    if isinstance(exc, UnreadablePostError):  # the client went away while sending the body
+        logger.warning("request body unreadable: %s", exc)
+        return Response(error_body(400, "bad_request", "The request body could not be read."),
                         status=400)
     if isinstance(exc, (drf.NotFound, Http404)):
         return Response(error_body(404, "not_found", "Not found."), status=404)
