@@ -6,7 +6,8 @@ on architectures like ours; on tangled graphs, though, a depth-first search can 
 layering explode (random-3000: 939 layers and 1.75 million dummies), so when it would need
 more than three times the long-edge dummies of the Eades-Lin-Smyth greedy order, the greedy
 order is used instead. Layers: longest path, then each node slides within its slack towards
-the side with more edges (a cheap approximation of dot's network simplex)."""
+the side with more edges (a cheap approximation of dot's network simplex); or, when asked
+(for tangled graphs), dot's network simplex itself: the least total edge length."""
 
 import heapq
 from collections import deque
@@ -129,16 +130,17 @@ def assign_layers(n: int, dsucc: list[list[int]], dpred: list[list[int]]) -> lis
         for w in dsucc[v]:
             if layer[w] < layer[v] + 1:
                 layer[w] = layer[v] + 1
+    at = layer.__getitem__
+    # nodes that would slide: towards their successors, or towards their predecessors
+    forward = [len(dsucc[v]) > len(dpred[v]) for v in range(n)]
+    sliding = [v for v in topo if len(dsucc[v]) != len(dpred[v])]
     for sweep in range(8):
         changed = False
-        for v in (reversed(topo) if sweep % 2 == 0 else topo):
-            ins, outs = len(dpred[v]), len(dsucc[v])
-            if ins == outs:
-                continue
-            if outs > ins:
-                target = min(layer[w] for w in dsucc[v]) - 1
+        for v in (reversed(sliding) if sweep % 2 == 0 else sliding):
+            if forward[v]:
+                target = min(map(at, dsucc[v])) - 1
             else:
-                target = max(layer[u] for u in dpred[v]) + 1
+                target = max(map(at, dpred[v])) + 1
             if target != layer[v]:
                 layer[v] = target
                 changed = True
@@ -149,12 +151,14 @@ def assign_layers(n: int, dsucc: list[list[int]], dpred: list[list[int]]) -> lis
 
 
 def layered_dag(n: int, succ: list[list[int]], pred: list[list[int]],
-                edges: list[tuple[int, int]], roots: list[int] | None = None
-                ) -> tuple[list[tuple[int, int, bool]], list[int]]:
+                edges: list[tuple[int, int]], roots: list[int] | None = None,
+                least_dummies: bool = False) -> tuple[list[tuple[int, int, bool]], list[int]]:
     """Each edge as (a, b, flipped) with a in an earlier layer than b, and every node's
-    layer."""
+    layer. With `least_dummies`, the layers are then optimised by network simplex."""
     def build(order: list[int]):
-        rank = {v: i for i, v in enumerate(order)}
+        rank = [0] * n
+        for i, v in enumerate(order):
+            rank[v] = i
         directed = [(s, t, False) if rank[s] < rank[t] else (t, s, True) for s, t in edges]
         dsucc: list[list[int]] = [[] for _ in range(n)]
         dpred: list[list[int]] = [[] for _ in range(n)]
@@ -163,9 +167,229 @@ def layered_dag(n: int, succ: list[list[int]], pred: list[list[int]],
             dpred[b].append(a)
         layer = assign_layers(n, dsucc, dpred)
         dummies = sum(layer[b] - layer[a] - 1 for a, b, _ in directed)
-        return directed, layer, dummies
+        return directed, layer, dummies, dsucc, dpred
 
     depth_first = build(depth_first_order(n, succ, roots))
     greedy = build(greedy_order(n, succ, pred))
     chosen = greedy if depth_first[2] > GREEDY_FALLBACK * max(greedy[2], 1) else depth_first
-    return chosen[0], chosen[1]
+    directed, layer, _, dsucc, dpred = chosen
+    if least_dummies:
+        layer = network_simplex_layers(n, dsucc, dpred, layer)
+    return directed, layer
+
+
+def network_simplex_layers(n: int, dsucc: list[list[int]], dpred: list[list[int]],
+                           layer: list[int], max_iterations: int | None = None) -> list[int]:
+    """Layers with the least total edge length (fewest dummies), every edge at least one layer
+    long: Gansner et al.'s network simplex, as dot ranks, started from a feasible layering
+    (`layer`, e.g. `assign_layers`'s) of a weakly connected DAG.
+
+    A spanning tree of tight edges (length 1) is grown by merging tight subtrees, smallest
+    first, each shifted along its least-slack edge; then, while a tree edge has a negative
+    cut value, it leaves the tree and the least-slack edge across its cut enters."""
+    rank = list(layer)
+    tails: list[int] = []
+    heads: list[int] = []
+    out_edges: list[list[int]] = [[] for _ in range(n)]
+    in_edges: list[list[int]] = [[] for _ in range(n)]
+    for a in range(n):
+        for b in dsucc[a]:
+            out_edges[a].append(len(tails))
+            in_edges[b].append(len(tails))
+            tails.append(a)
+            heads.append(b)
+    if n < 2 or not tails:
+        return rank
+    in_tree = [False] * len(tails)
+    tree_adj: list[list[int]] = [[] for _ in range(n)]
+
+    # --- a feasible tree: tight subtrees, merged smallest first -------------------------------
+    owner = list(range(n))  # union-find over subtrees
+    members: dict[int, list[int]] = {}
+
+    def find(x: int) -> int:
+        while owner[x] != x:
+            owner[x] = owner[owner[x]]
+            x = owner[x]
+        return x
+
+    def join(e: int) -> None:
+        in_tree[e] = True
+        tree_adj[tails[e]].append(e)
+        tree_adj[heads[e]].append(e)
+        a, b = find(tails[e]), find(heads[e])
+        if len(members[a]) < len(members[b]):
+            a, b = b, a
+        owner[b] = a
+        members[a].extend(members.pop(b))
+
+    for v in range(n):
+        members[v] = [v]
+    for e in range(len(tails)):  # tight edges between different subtrees
+        if rank[heads[e]] - rank[tails[e]] == 1 and find(tails[e]) != find(heads[e]):
+            join(e)
+    heap = [(len(nodes), root) for root, nodes in members.items()]
+    heapq.heapify(heap)
+    while len(members) > 1:
+        size, root = heapq.heappop(heap)
+        if root not in members or len(members[root]) != size:
+            continue  # merged since
+        best, best_slack = -1, 0
+        for v in members[root]:
+            for e in out_edges[v]:
+                if find(heads[e]) != root:
+                    slack = rank[heads[e]] - rank[v] - 1
+                    if best < 0 or slack < best_slack:
+                        best, best_slack = e, slack
+            for e in in_edges[v]:
+                if find(tails[e]) != root:
+                    slack = rank[v] - rank[tails[e]] - 1
+                    if best < 0 or slack < best_slack:
+                        best, best_slack = e, slack
+        if best < 0:
+            break  # not connected: cannot happen for one component
+        shift = best_slack if find(tails[best]) == root else -best_slack
+        if shift:
+            for v in members[root]:
+                rank[v] += shift
+        join(best)
+        merged = find(root)
+        heapq.heappush(heap, (len(members[merged]), merged))
+
+    # --- postorder numbering and cut values ------------------------------------------------
+    parent_edge = [-1] * n
+    low = [0] * n
+    lim = [0] * n
+    by_lim = [0] * n
+
+    def number(top: int, edge: int, start: int) -> None:
+        """Postorder numbers of the subtree at `top` (reached by tree edge `edge`), from
+        `start`; also each node's parent edge."""
+        parent_edge[top] = edge
+        stack = [(top, 0)]
+        low[top] = start
+        counter = start
+        while stack:
+            v, i = stack[-1]
+            adjacent = tree_adj[v]
+            if i < len(adjacent):
+                stack[-1] = (v, i + 1)
+                e = adjacent[i]
+                if e == parent_edge[v]:
+                    continue
+                w = heads[e] if tails[e] == v else tails[e]
+                parent_edge[w] = e
+                low[w] = counter
+                stack.append((w, 0))
+            else:
+                stack.pop()
+                lim[v] = counter
+                by_lim[counter] = v
+                counter += 1
+
+    number(0, -1, 0)
+    cut = [0] * len(tails)
+    for index in range(n - 1):  # postorder: children before parents
+        v = by_lim[index]
+        f = parent_edge[v]
+        # v is the side of f already summed up; dot's x_cutval
+        direction = 1 if tails[f] == v else -1
+        total = 0
+        lo, hi = low[v], lim[v]
+        for edges, v_is_tail in ((out_edges[v], True), (in_edges[v], False)):
+            for e in edges:
+                other = heads[e] if v_is_tail else tails[e]
+                outside = not (lo <= lim[other] <= hi)
+                if outside:
+                    value = 1
+                else:
+                    value = (cut[e] if in_tree[e] else 0) - 1
+                if direction > 0:
+                    d = -1 if v_is_tail else 1
+                else:
+                    d = 1 if v_is_tail else -1
+                if outside:
+                    d = -d
+                total += value if d > 0 else -value
+        cut[f] = total
+
+    # --- pivots ----------------------------------------------------------------------------
+    tree_edges = [parent_edge[by_lim[i]] for i in range(n - 1)]
+    where = {e: i for i, e in enumerate(tree_edges)}
+    cursor = 0
+    search_size = 30
+    limit = max_iterations if max_iterations is not None else 10 * n + 100
+    for _ in range(limit):
+        # leave: a tree edge with a negative cut value (the most negative of the next few)
+        leave, found = -1, 0
+        count = len(tree_edges)
+        for step in range(count):
+            e = tree_edges[(cursor + step) % count]
+            if cut[e] < 0:
+                if leave < 0 or cut[e] < cut[leave]:
+                    leave = e
+                found += 1
+                if found >= search_size:
+                    cursor = (cursor + step) % count
+                    break
+        else:
+            cursor = 0 if leave < 0 else cursor
+        if leave < 0:
+            break
+        # enter: the least-slack edge from the head side to the tail side
+        t, h = tails[leave], heads[leave]
+        down = t if lim[t] < lim[h] else h
+        lo, hi = low[down], lim[down]
+        enter, enter_slack = -1, 0
+        if down == t:  # the subtree is the tail side: edges into it
+            for index in range(lo, hi + 1):
+                for e in in_edges[by_lim[index]]:
+                    if not in_tree[e] and not (lo <= lim[tails[e]] <= hi):
+                        slack = rank[heads[e]] - rank[tails[e]] - 1
+                        if enter < 0 or slack < enter_slack:
+                            enter, enter_slack = e, slack
+                if enter >= 0 and enter_slack == 0:
+                    break
+        else:  # the subtree is the head side: edges out of it
+            for index in range(lo, hi + 1):
+                for e in out_edges[by_lim[index]]:
+                    if not in_tree[e] and not (lo <= lim[heads[e]] <= hi):
+                        slack = rank[heads[e]] - rank[tails[e]] - 1
+                        if enter < 0 or slack < enter_slack:
+                            enter, enter_slack = e, slack
+                if enter >= 0 and enter_slack == 0:
+                    break
+        if enter < 0:
+            break
+        # make the entering edge tight by moving the subtree
+        if enter_slack:
+            shift = -enter_slack if down == t else enter_slack
+            for index in range(lo, hi + 1):
+                rank[by_lim[index]] += shift
+        # cut values along the tree paths from the entering edge's ends to their meeting point
+        value = cut[leave]
+        meet = -1
+        a, b = tails[enter], heads[enter]
+        for start, other, sign in ((a, b, 1), (b, a, 0)):
+            v = start
+            while not (low[v] <= lim[other] <= lim[v]):
+                e = parent_edge[v]
+                d = sign if v == tails[e] else 1 - sign
+                cut[e] += value if d else -value
+                v = tails[e] if lim[tails[e]] > lim[heads[e]] else heads[e]
+            meet = v
+        cut[enter] = -value
+        cut[leave] = 0
+        # exchange, renumber the subtree where the paths meet
+        in_tree[leave] = False
+        in_tree[enter] = True
+        tree_adj[t].remove(leave)
+        tree_adj[h].remove(leave)
+        tree_adj[tails[enter]].append(enter)
+        tree_adj[heads[enter]].append(enter)
+        slot = where.pop(leave)
+        tree_edges[slot] = enter
+        where[enter] = slot
+        number(meet, parent_edge[meet], low[meet])
+    lowest = min(rank)
+    return [value - lowest for value in rank]

@@ -1,10 +1,11 @@
 """A layered (Sugiyama) layout, left to right.
 
 1. Cycles broken and layers assigned (layering.py): a small feedback arc set reversed, then
-   longest-path layers relaxed towards shorter edges.
+   longest-path layers relaxed towards shorter edges (network simplex for tangled graphs).
 2. Edges spanning several layers get a dummy node per layer crossed.
 3. Crossing reduction (ordering.py): dot's mincross, weighted-median sweeps and
-   transpositions from several starts, vectorised with numpy.
+   transpositions (from several starts, then sifting, for small and tangled graphs),
+   vectorised with numpy.
 4. Vertical placement (placement.py): nodes pulled towards their neighbours under the order
    and spacing constraints; long edges straightened.
 5. Columns from the widest label of each layer; edges routed through their dummies.
@@ -15,12 +16,13 @@ Pure: a networkx graph in, coordinates out. Deterministic.
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import networkx as nx
 import numpy as np
 
 from diagrams.rendering.layering import layered_dag
-from diagrams.rendering.ordering import is_tangled, order_layers
+from diagrams.rendering.ordering import first_try, is_tangled, order_layers
 from diagrams.rendering.placement import straighten, vertical_centres
 from diagrams.rendering.text import text_width, wrap_label
 
@@ -35,8 +37,7 @@ LAYER_GAP = 64.0  # between two columns
 COMPONENT_GAP = 48.0
 
 
-@dataclass(frozen=True)
-class NodeBox:
+class NodeBox(NamedTuple):  # named tuples: thousands are made per layout, cheaply
     id: str
     x: float  # top-left corner
     y: float
@@ -45,8 +46,7 @@ class NodeBox:
     lines: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class EdgeRoute:
+class EdgeRoute(NamedTuple):
     source: str
     target: str
     kind: str
@@ -82,12 +82,79 @@ def node_size(label: str, node_type: str) -> tuple[float, float, tuple[str, ...]
 
 @dataclass
 class _Part:
+    """A laid-out component, in its own coordinates until `place` moves it onto the
+    canvas (every coordinate is rounded once, where it ends up)."""
+
     width: float
     height: float
-    nodes: dict[str, NodeBox]
-    edges: list[EdgeRoute]
     layers: int
     dummies: int
+    ids: list[str]
+    left: list[float]  # per real node: its box's left side
+    top: list[float]  # ... and top
+    centre: list[float]  # per node and dummy: the height its edges run at
+    layer: list[int]
+    column_left: list[float]
+    column_right: list[float]
+    edges: list[tuple[str, str, str, bool, list[int]]]  # source, target, kind, flipped, chain
+
+    def place(self, dx: float, dy: float, sizes: dict[str, tuple[float, float, tuple[str, ...]]]
+              ) -> tuple[list[NodeBox], list[EdgeRoute]]:
+        ids, layer = self.ids, self.layer
+        boxes = []
+        for v, node in enumerate(ids):
+            width, height, lines = sizes[node]
+            boxes.append(NodeBox(node, round(self.left[v] + dx, 1), round(self.top[v] + dy, 1),
+                                 width, height, lines))
+        column_left = [round(x + dx, 1) for x in self.column_left]
+        column_right = [round(x + dx, 1) for x in self.column_right]
+        ys = [round(y + dy, 1) for y in self.centre]
+        routes = []
+        for source, target, kind, flipped, chain in self.edges:
+            start, end = boxes[chain[0]], boxes[chain[-1]]
+            # leaves from the right side, runs level through every column it crosses (at
+            # its dummy's height), enters at the left side. A level run is one segment:
+            # `level` says the last two points share their height, so the last one moves.
+            y = ys[chain[0]]
+            points = [(start.x + start.width, y)]
+            level = False
+            right = column_right[layer[chain[0]]]
+            if right > start.x + start.width:
+                points.append((right, y))
+                level = True
+            for d in chain[1:-1]:
+                column = layer[d]
+                left, right = column_left[column], column_right[column]
+                if ys[d] != y:
+                    y = ys[d]
+                    points.append((left, y))
+                    level = False
+                elif level:
+                    points[-1] = (left, y)
+                else:
+                    points.append((left, y))
+                    level = True
+                if right > left:
+                    if level:
+                        points[-1] = (right, y)
+                    else:
+                        points.append((right, y))
+                        level = True
+            left = column_left[layer[chain[-1]]]
+            for x in ((left, end.x) if left < end.x else (end.x,)):
+                if ys[chain[-1]] != y:
+                    y = ys[chain[-1]]
+                    points.append((x, y))
+                    level = False
+                elif level:
+                    points[-1] = (x, y)
+                else:
+                    points.append((x, y))
+                    level = True
+            if flipped:
+                points.reverse()
+            routes.append(EdgeRoute(source, target, kind, tuple(points)))
+        return boxes, routes
 
 
 @dataclass
@@ -132,7 +199,7 @@ def _with_dummies(n: int, directed: list[tuple[int, int, bool]], layer: list[int
 
 def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
                       sizes: dict[str, tuple[float, float, tuple[str, ...]]],
-                      first: set[str]) -> _Part:
+                      services: set[str]) -> _Part:
     n = len(ids)
     index = {node: i for i, node in enumerate(ids)}
     succ: list[list[int]] = [[] for _ in range(n)]
@@ -144,18 +211,29 @@ def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
     # edges in layering direction: (a, b) with a before b; `flipped` when reversed
     plain = [(s, t) for s, t, _ in pairs]
     directed, layer = layered_dag(n, succ, pred, plain)
-    layered = _with_dummies(n, directed, layer, [sizes[node][1] for node in ids])
-    ordering = order_layers(layered.layer, layered.up, layered.down, edges=len(pairs), real=n)
-    if is_tangled(ordering, edges=len(pairs)):
-        # A tangled graph is worth a second layering: depth-first from the services (the
-        # graph's actors) rather than in id order; the one with fewer crossings wins.
-        roots = sorted(range(n), key=lambda v: (ids[v] not in first, v))
-        other_directed, other_layer = layered_dag(n, succ, pred, plain, roots)
-        other = _with_dummies(n, other_directed, other_layer, [sizes[node][1] for node in ids])
-        other_ordering = order_layers(other.layer, other.up, other.down, edges=len(pairs),
-                                      real=n)
-        if other_ordering.crossings() < ordering.crossings():
-            directed, layered, ordering = other_directed, other, other_ordering
+    heights = [sizes[node][1] for node in ids]
+    layered = _with_dummies(n, directed, layer, heights)
+    first = first_try(layered.layer, layered.up, layered.down, real=n, edges=len(pairs))
+    if is_tangled(first, edges=len(pairs)):
+        # A tangled graph: its long edges make most crossings, so its layers are the ones
+        # with the fewest dummies (network simplex), from two cycle breakings (depth-first in
+        # id order, and from the services, the graph's actors); each is ordered with every
+        # try, and the one with fewer crossings wins.
+        services_first = sorted(range(n), key=lambda v: (ids[v] not in services, v))
+        chosen = None
+        for roots in (None, services_first):
+            candidate = layered_dag(n, succ, pred, plain, roots, least_dummies=True)
+            candidate_layered = _with_dummies(n, candidate[0], candidate[1], heights)
+            candidate_ordering = order_layers(candidate_layered.layer, candidate_layered.up,
+                                              candidate_layered.down, edges=len(pairs), real=n,
+                                              thorough=True)
+            crossings = candidate_ordering.crossings()
+            if chosen is None or crossings < chosen[0]:
+                chosen = (crossings, candidate[0], candidate_layered, candidate_ordering)
+        _, directed, layered, ordering = chosen
+    else:
+        ordering = order_layers(layered.layer, layered.up, layered.down, edges=len(pairs),
+                                real=n, first=first)
     layer, chains = layered.layer, layered.chains
     heights, dummy = layered.heights, layered.dummy
     total = len(heights)
@@ -174,40 +252,19 @@ def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
         column_x.append(x)
         x += width + LAYER_GAP
     top = min((y[v] - heights[v] / 2 for v in range(total)), default=0.0)
-    boxes: dict[str, NodeBox] = {}
-    for v in range(n):
-        width, height, lines = sizes[ids[v]]
-        left = column_x[layer[v]] + (column_width[layer[v]] - width) / 2
-        boxes[ids[v]] = NodeBox(ids[v], round(left, 1), round(y[v] - height / 2 - top, 1),
-                                width, height, lines)
     bottom = max((y[v] + heights[v] / 2 - top for v in range(total)), default=0.0)
-
-    routes = []
-    for (s, t, kind), (_, _, flipped), chain in zip(pairs, directed, chains, strict=True):
-        points: list[tuple[float, float]] = []
-        for position, v in enumerate(chain):
-            column = layer[v]
-            cy = round(y[v] - top, 1)
-            left_x, right_x = column_x[column], column_x[column] + column_width[column]
-            if v < n:
-                box = boxes[ids[v]]
-                if position == 0:  # leaves from the right side, then to the column's edge
-                    points.append((round(box.x + box.width, 1), cy))
-                    if right_x > box.x + box.width:
-                        points.append((round(right_x, 1), cy))
-                else:  # enters from the column's edge to the left side
-                    if left_x < box.x:
-                        points.append((round(left_x, 1), cy))
-                    points.append((round(box.x, 1), cy))
-            else:
-                points.append((round(left_x, 1), cy))
-                if right_x > left_x:
-                    points.append((round(right_x, 1), cy))
-        if flipped:
-            points.reverse()
-        routes.append(EdgeRoute(ids[s], ids[t], kind, tuple(points)))
+    left = []
+    for v in range(n):
+        column = layer[v]
+        left.append(column_x[column] + (column_width[column] - sizes[ids[v]][0]) / 2)
+    edges_out = [(ids[s], ids[t], kind, flipped, chain)
+                 for (s, t, kind), (_, _, flipped), chain in zip(pairs, directed, chains,
+                                                                 strict=True)]
     width = column_x[-1] + column_width[-1] if layers else 0.0
-    return _Part(width, bottom, boxes, routes, len(layers), total - n)
+    return _Part(width, bottom, len(layers), total - n, ids, left,
+                 [y[v] - heights[v] / 2 - top for v in range(n)], [value - top for value in y],
+                 layer, column_x, [x + w for x, w in zip(column_x, column_width, strict=True)],
+                 edges_out)
 
 
 def _pack(parts: list[_Part]) -> tuple[list[tuple[float, float]], float, float]:
@@ -251,13 +308,9 @@ def layout_layered(graph: nx.DiGraph, *, origin: tuple[float, float] = (0.0, 0.0
     nodes: dict[str, NodeBox] = {}
     edges: list[EdgeRoute] = []
     for part, (dx, dy) in zip(parts, offsets, strict=True):
-        for box in part.nodes.values():
-            nodes[box.id] = NodeBox(box.id, round(box.x + dx + ox, 1), round(box.y + dy + oy, 1),
-                                    box.width, box.height, box.lines)
-        for route in part.edges:
-            points = tuple((round(px + dx + ox, 1), round(py + dy + oy, 1))
-                           for px, py in route.points)
-            edges.append(EdgeRoute(route.source, route.target, route.kind, points))
+        boxes, routes = part.place(dx + ox, dy + oy, sizes)
+        nodes.update((box.id, box) for box in boxes)
+        edges.extend(routes)
     edges.sort(key=lambda e: (e.source, e.target))
     return Layout(width=round(width, 1), height=round(height, 1),
                   nodes=dict(sorted(nodes.items())), edges=tuple(edges),

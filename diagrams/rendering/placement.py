@@ -44,13 +44,14 @@ def vertical_centres(g: Graph, ordering: Ordering, heights: np.ndarray,
     span = float(offset.max()) + 1.0
     big = 4.0 * span + 1e4  # keeps the running max/min from crossing layer boundaries
     lift = slot_layer * big
+    divisor = np.where(free, 1.0, pull)
     for _ in range(ITERATIONS):
         total = np.bincount(upper, weight * y[lower], g.count) + \
             np.bincount(lower, weight * y[upper], g.count)
-        desired = np.where(free, y, total / np.where(free, 1.0, pull))
-        z = desired[slots] - offset
-        top = np.maximum.accumulate(z + lift) - lift
-        bottom = (np.minimum.accumulate((z + lift)[::-1]) - lift[::-1])[::-1]
+        desired = np.where(free, y, total / divisor)
+        lifted = desired[slots] - offset + lift
+        top = np.maximum.accumulate(lifted) - lift
+        bottom = (np.minimum.accumulate(lifted[::-1]) - lift[::-1])[::-1]
         y[slots] = (top + bottom) / 2 + offset
         big_span = float(np.abs(y).max()) + 1.0
         if big_span * 4 > big:
@@ -64,30 +65,38 @@ def straighten(chains: list[list[int]], g: Graph, ordering: Ordering, y: np.ndar
     """Give each long edge's run of dummies one common height (the source's, the target's,
     or the run's median, whichever first fits between its neighbours in every layer it
     crosses), so long edges run straight and bend only near their ends."""
-    slots, pos, start, layer = ordering.slots, ordering.pos, g.start, g.layer
-    sizes = g.sizes
+    ys = y.tolist()
+    height = heights.tolist()
+    is_dummy = dummy.tolist()
+    order = ordering.slots.tolist()
+    level_of_slot = np.repeat(np.arange(g.depth), g.sizes).tolist()
+    # the node above / below each node in its layer (-1: none), and the room each needs
+    above = [-1] * g.count
+    below = [-1] * g.count
+    for slot in range(1, len(order)):
+        if level_of_slot[slot] == level_of_slot[slot - 1]:
+            a, b = order[slot - 1], order[slot]
+            below[a], above[b] = b, a
 
     def gap(a: int, b: int) -> float:
-        return (heights[a] + heights[b]) / 2 + (DUMMY_GAP if dummy[a] or dummy[b] else NODE_GAP)
+        return (height[a] + height[b]) / 2 + (DUMMY_GAP if is_dummy[a] or is_dummy[b]
+                                                else NODE_GAP)
 
     def fits(node: int, value: float) -> bool:
-        level, index = layer[node], pos[node]
-        if index > 0:
-            above = slots[start[level] + index - 1]
-            if value < y[above] + gap(above, node) - 1e-6:
-                return False
-        if index + 1 < sizes[level]:
-            below = slots[start[level] + index + 1]
-            if value > y[below] - gap(node, below) + 1e-6:
-                return False
-        return True
+        a = above[node]
+        if a >= 0 and value < ys[a] + gap(a, node) - 1e-6:
+            return False
+        b = below[node]
+        return not (b >= 0 and value > ys[b] - gap(node, b) + 1e-6)
 
     for chain in sorted(chains, key=len, reverse=True):
         run = chain[1:-1]
         if len(run) < 2:
             continue
-        values = sorted(y[d] for d in run)
-        for value in (y[chain[0]], y[chain[-1]], values[len(values) // 2]):
+        values = sorted(ys[d] for d in run)
+        for value in (ys[chain[0]], ys[chain[-1]], values[len(values) // 2]):
             if all(fits(d, value) for d in run):
-                y[run] = value
+                for d in run:
+                    ys[d] = value
                 break
+    y[:] = ys

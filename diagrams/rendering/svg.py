@@ -4,9 +4,15 @@ header with the project's name and time. User text only ever reaches text nodes 
 <title> elements, escaped by the XML writer; never an attribute that runs or loads."""
 
 import re
+from xml.etree import ElementTree
 
 import networkx as nx
 import svgwrite
+from svgwrite.base import Title
+from svgwrite.container import Group
+from svgwrite.path import Path
+from svgwrite.shapes import Rect
+from svgwrite.text import Text
 
 from diagrams.entities import NEUTRAL
 from diagrams.rendering.layout import FONT_SIZE, LINE_HEIGHT, EdgeRoute, Layout
@@ -47,19 +53,37 @@ def graph_origin() -> tuple[float, float]:
     return MARGIN, HEADER_HEIGHT + MARGIN
 
 
-def _edge_path(points: tuple[tuple[float, float], ...]) -> str:
+def _edge_path(points: tuple[tuple[float, float], ...], numbers: dict[float, str]) -> str:
     """A smooth curve through the points: straight where level, an S-bend (horizontal
-    tangents at both ends) where the height changes."""
-    (x0, y0), rest = points[0], points[1:]
-    commands = [f"M{x0:g},{y0:g}"]
-    for x1, y1 in rest:
+    tangents at both ends) where the height changes. `numbers` remembers each coordinate's
+    text (columns and heights repeat across edges)."""
+    known = numbers.get
+    x0, y0 = points[0]
+    x_text = known(x0)
+    if x_text is None:
+        x_text = numbers[x0] = f"{x0:g}"
+    y_text = known(y0)
+    if y_text is None:
+        y_text = numbers[y0] = f"{y0:g}"
+    parts = ["M", x_text, ",", y_text]
+    for x1, y1 in points[1:]:
+        x_next = known(x1)
+        if x_next is None:
+            x_next = numbers[x1] = f"{x1:g}"
+        y_next = known(y1)
+        if y_next is None:
+            y_next = numbers[y1] = f"{y1:g}"
         if abs(y1 - y0) < 0.05:
-            commands.append(f"L{x1:g},{y1:g}")
+            parts += (" L", x_next, ",", y_next)
         else:
             mid = (x0 + x1) / 2
-            commands.append(f"C{mid:g},{y0:g} {mid:g},{y1:g} {x1:g},{y1:g}")
-        x0, y0 = x1, y1
-    return " ".join(commands)
+            mid_text = known(mid)
+            if mid_text is None:
+                mid_text = numbers[mid] = f"{mid:g}"
+            parts += (" C", mid_text, ",", y_text, " ", mid_text, ",", y_next, " ", x_next, ",",
+                      y_next)
+        x0, y0, y_text = x1, y1, y_next
+    return "".join(parts)
 
 
 def _legend_items(graph: nx.DiGraph) -> list[tuple[str, str]]:
@@ -117,36 +141,58 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
     drawing.add(header)
 
     edges = drawing.g(class_="edges")
-    for route in layout.edges:
-        edges.add(_edge(drawing, route))
+    numbers: dict[float, str] = {}
+    edges.elements = [_edge(drawing, route, numbers) for route in layout.edges]
     drawing.add(edges)
 
     nodes = drawing.g(class_="nodes")
+    members = nodes.elements
+    attributes = graph.nodes
     for node_id, box in layout.nodes.items():
-        data = graph.nodes[node_id]
+        data = attributes[node_id]
         kind = data.get("type", "service")
-        group = drawing.g(class_=f"node {kind}", **{"data-entity-id": node_id})
-        tooltip = [data.get("label", node_id)]
-        tooltip.append(f"category: {data.get('category') or 'none'}")
-        tooltip.append(f"owner: {data.get('owner') or 'none'}")
-        group.set_desc(title=xml_text("\n".join(tooltip)))
-        radius = box.height / 2 if kind == "messaging" else 3
-        group.add(drawing.rect(insert=(box.x, box.y), size=(box.width, box.height), rx=radius,
-                               ry=radius, fill=data.get("color", NEUTRAL)))
+        label = data.get("label", node_id)
+        tooltip = (f"{label}\ncategory: {data.get('category') or 'none'}"
+                   f"\nowner: {data.get('owner') or 'none'}")
+        radius = str(box.height / 2) if kind == "messaging" else "3"
+        shapes = [Title(xml_text(tooltip)),
+                  _element(Rect, drawing, {"fill": data.get("color", NEUTRAL),
+                                           "height": str(box.height), "rx": radius,
+                                           "ry": radius, "width": str(box.width),
+                                           "x": str(box.x), "y": str(box.y)})]
         first = box.y + box.height / 2 - (len(box.lines) - 1) * LINE_HEIGHT / 2 + FONT_SIZE * 0.35
+        centre = str(box.x + box.width / 2)
         for index, line in enumerate(box.lines):
-            baseline = first + index * LINE_HEIGHT
-            group.add(drawing.text(xml_text(line), insert=(box.x + box.width / 2, baseline),
-                                   text_anchor="middle"))
-        nodes.add(group)
+            shapes.append(_element(Text, drawing, {"text-anchor": "middle", "x": centre,
+                                                   "y": str(first + index * LINE_HEIGHT)},
+                                   text=xml_text(line)))
+        group = _element(Group, drawing, {"class": f"node {kind}", "data-entity-id": node_id})
+        group.elements = shapes
+        members.append(group)
     drawing.add(nodes)
     if not layout.nodes:
         drawing.add(drawing.text("Nothing to show yet.", insert=(MARGIN, HEADER_HEIGHT + 40),
                                  class_="empty"))
-    return drawing.tostring()
+    # svgwrite's own tostring() without its utf-8 round trip (its comment: "just Python 3")
+    return ElementTree.tostring(drawing.get_xml(), encoding="unicode")
 
 
-def _edge(drawing: svgwrite.Drawing, route: EdgeRoute):
-    return drawing.path(d=_edge_path(route.points), class_=f"edge {route.kind}",
-                        marker_end="url(#arrow)",
-                        **{"data-source": route.source, "data-target": route.target})
+def _element(cls, drawing: svgwrite.Drawing, attribs: dict[str, str], **state):
+    """An svgwrite element of class `cls` sharing the drawing's parameters, with its
+    attributes given as the exact strings svgwrite would write, and its `state` (a Text's
+    `text`, a Path's `commands`). svgwrite's constructors pass every keyword through
+    renaming and checks, which at thousands of elements costs more than the writing; the
+    element is written by svgwrite's own get_xml all the same."""
+    element = object.__new__(cls)
+    element._parameter = drawing._parameter
+    element.attribs = attribs
+    element.elements = []
+    element.__dict__.update(state)
+    return element
+
+
+def _edge(drawing: svgwrite.Drawing, route: EdgeRoute, numbers: dict[float, str]):
+    return _element(Path, drawing, {"class": f"edge {route.kind}", "data-source": route.source,
+                                    "data-target": route.target,
+                                    "marker-end": "url(#arrow)"},
+                    commands=[_edge_path(route.points, numbers)])

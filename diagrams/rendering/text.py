@@ -39,6 +39,10 @@ _WIDTHS: dict[str, int] = {chr(32 + i): w for i, w in enumerate(_ASCII_WIDTHS)}
 def _units(text: str) -> int:
     """Advance width in 1/1000 em (each character measured once, then remembered)."""
     widths = _WIDTHS
+    try:
+        return sum(map(widths.__getitem__, text))
+    except KeyError:  # a character not measured yet
+        pass
     total = 0
     for char in text:
         width = widths.get(char)

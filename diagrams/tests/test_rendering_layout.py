@@ -156,3 +156,22 @@ def test_empty_graph_has_an_empty_layout():
 def test_a_realistic_architecture_keeps_every_invariant():
     graph, _ = project_graph(shared_architecture("domains-50"))
     assert_invariants(graph)
+
+
+def test_a_tangled_architecture_keeps_every_invariant(monkeypatch):
+    # tangled (many crossings per edge): its layers come from network simplex, its order
+    # from every start and sifting
+    import diagrams.rendering.layout as layout_module
+
+    least_dummies = []
+    layered_dag = layout_module.layered_dag
+
+    def spy(*args, **kwargs):
+        least_dummies.append(kwargs.get("least_dummies", False))
+        return layered_dag(*args, **kwargs)
+
+    monkeypatch.setattr(layout_module, "layered_dag", spy)
+    graph, _ = project_graph(random_architecture(2, 120))
+    first = assert_invariants(graph)
+    assert any(least_dummies)
+    assert layout_layered(graph) == first
