@@ -310,6 +310,13 @@ def main() -> None:
         f"at {CONNECTIONS} connections; the warm SVG >= {SVG_SHARE:.0%} of the ceiling. "
         "(The stack's ceiling on this machine: about 1,540 req/s for a DRF view without a "
         "database, 2,115 for a plain Django JsonResponse; ../shared/bench/README.md.)",
+        "",
+        "Reading the p99 column: gunicorn's sync workers close every connection, so wrk opens "
+        "a new one per request, over a thousand a second on loopback; the closed ones sit in "
+        "TIME_WAIT (about 13,600 after a run) and a new connection that lands on one of their "
+        "port pairs waits for the 1 s SYN retransmit. Those stalls are, most likely, the p99 "
+        "values of several hundred ms, the ceiling's included; they depend on what ran in the "
+        "minute before, not on the endpoint.",
     ])
     print(text)
     if not args.no_write:
