@@ -11,7 +11,7 @@ from django.utils import timezone
 from accounts.actors import Actor, actor_for_api_key, actor_for_membership
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from accounts.tokens import InvalidToken, api_key_token_decode, session_token_decode
-from archsvc.hotpath import build, fetch_row, param, select_list
+from archsvc.hotpath import build, fetch_row, param, reconnecting, select_list
 
 _KEY_FIELDS = [ApiKey._meta.get_field(name) for name in
                ("id", "organization", "name", "permissions", "expires_at", "revoked_at")]
@@ -32,7 +32,7 @@ def api_key_actor(*, token: str) -> Actor:
         key_id = param(ApiKey, "id", uuid.UUID(str(claims["jti"])))
     except (ValueError, TypeError, AttributeError) as exc:
         raise InvalidToken() from exc
-    row = fetch_row(_API_KEY_SQL, [key_id], [*_KEY_FIELDS, *_ORG_FIELDS])
+    row = reconnecting(lambda: fetch_row(_API_KEY_SQL, [key_id], [*_KEY_FIELDS, *_ORG_FIELDS]))
     if row is None:
         raise InvalidToken()
     key = build(ApiKey, _KEY_FIELDS, row[:len(_KEY_FIELDS)])
@@ -48,9 +48,9 @@ def session_lookup(*, token: str) -> AuthSession:
     claims = session_token_decode(token)
     idle_since = timezone.now() - timedelta(seconds=settings.SESSION_IDLE_SECONDS)
     try:
-        session = AuthSession.objects.select_related(
+        session = reconnecting(lambda: AuthSession.objects.select_related(
             "membership__user", "membership__organization"
-        ).get(pk=claims["sid"], ended_at__isnull=True, last_seen_at__gt=idle_since)
+        ).get(pk=claims["sid"], ended_at__isnull=True, last_seen_at__gt=idle_since))
     except (AuthSession.DoesNotExist, ValueError, TypeError) as exc:
         raise InvalidToken() from exc
     membership = session.membership

@@ -7,18 +7,17 @@ service into no service. No authentication, no rate limit, never cached."""
 import uuid
 
 from django.core.cache import cache
-from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
+
+from archsvc.hotpath import fetch_row, reconnecting
 
 
 @never_cache
 def healthz(request):
     checks = {}
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            cursor.fetchone()
+        reconnecting(lambda: fetch_row("SELECT 1", [], [None]))
         checks["database"] = "ok"
     except Exception:  # noqa: BLE001 - any failure is "down"
         checks["database"] = "unavailable"

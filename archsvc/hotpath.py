@@ -10,10 +10,29 @@ uses the ORM.
 
 from collections.abc import Sequence
 
+from django.db import Error as DatabaseError
 from django.db import connections
 from django.db.models import Field, Model
 
 DB = "default"
+
+
+def reconnecting(read):
+    """`read()`, the first query of a request, once more on a new connection when the kept
+    one turns out dead (the database restarted or failed over since it was opened).
+
+    This replaces Django's CONN_HEALTH_CHECKS, which spends a `SELECT 1` round trip on every
+    request to learn the same thing: the first statement of an API request (the key), a
+    page (the session) or a shared view (the token) is the check. Only reads outside a
+    transaction are retried; a second failure is the request's error (a JSON 503)."""
+    connection = connections[DB]
+    try:
+        return read()
+    except DatabaseError:
+        if connection.in_atomic_block:
+            raise
+        connection.close()
+        return read()
 
 
 def fetch_row(sql: str, params: Sequence, fields: Sequence[Field | None]) -> list | None:

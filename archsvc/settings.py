@@ -87,7 +87,8 @@ DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
-        conn_health_checks=True,
+        # off: the first query of each request reconnects once instead (archsvc/hotpath.py)
+        conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", False),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from accounts.actors import Actor
 from archsvc.api.errors import PublicShareTokenNotFound
+from archsvc.hotpath import reconnecting
 from diagrams.models import Project, PublicShareToken
 from diagrams.selectors import project_get
 from diagrams.services import project_for_management
@@ -47,5 +48,6 @@ def shared_project(*, token: str) -> Project | None:
         value = uuid.UUID(str(token))
     except ValueError:
         return None
-    share = PublicShareToken.objects.select_related("project").filter(token=value).first()
+    share = reconnecting(
+        lambda: PublicShareToken.objects.select_related("project").filter(token=value).first())
     return share.project if share else None
