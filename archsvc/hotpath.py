@@ -1,5 +1,6 @@
-"""Hand-written SQL for the two reads every API request makes (the API key behind the
-bearer token, the project in the path), returning ordinary model instances.
+"""Hand-written SQL for the reads every API request makes (the API key behind the bearer
+token, the project in the path, the project list), returning ordinary model instances; and
+the reconnect-once wrapper for the first query of a request.
 
 Building a QuerySet's SQL costs more than running it: 0.4-0.6 ms of Python per lookup
 against 0.1-0.2 ms for PostgreSQL to answer (docs/benchmarks.md, "API under load"). These
@@ -9,9 +10,9 @@ uses the ORM.
 """
 
 from collections.abc import Sequence
+from functools import cache
 
-from django.db import Error as DatabaseError
-from django.db import connections
+from django.db import InterfaceError, OperationalError, connections
 from django.db.models import Field, Model
 
 DB = "default"
@@ -28,7 +29,7 @@ def reconnecting(read):
     connection = connections[DB]
     try:
         return read()
-    except DatabaseError:
+    except (OperationalError, InterfaceError):
         if connection.in_atomic_block:
             raise
         connection.close()
@@ -38,23 +39,18 @@ def reconnecting(read):
 def fetch_row(sql: str, params: Sequence, fields: Sequence[Field | None]) -> list | None:
     """The first row of `sql`, each column converted as the ORM converts `fields[i]` (None:
     left as the driver gives it), or None when there is no row."""
-    connection = connections[DB]
-    with connection.cursor() as cursor:
+    with connections[DB].cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
-    if row is None:
-        return None
-    return [_convert(connection, field, value) for field, value in zip(fields, row, strict=True)]
+    return None if row is None else _converted(fields, row)
 
 
 def fetch_rows(sql: str, params: Sequence, fields: Sequence[Field | None]) -> list[list]:
     """Every row of `sql`, converted as in fetch_row."""
-    connection = connections[DB]
-    with connection.cursor() as cursor:
+    with connections[DB].cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    return [[_convert(connection, field, value) for field, value in zip(fields, row, strict=True)]
-            for row in rows]
+    return [_converted(fields, row) for row in rows]
 
 
 def icontains(column: str, value: str) -> tuple[str, str]:
@@ -80,11 +76,23 @@ def select_list(alias: str, fields: Sequence[Field]) -> str:
     return ", ".join(f'{alias}."{field.column}"' for field in fields)
 
 
-def _convert(connection, field: Field | None, value):
-    if value is None or field is None:
-        return value
+def _converted(fields: Sequence[Field | None], row: Sequence) -> list:
+    connection = connections[DB]
+    values = []
+    for field, value in zip(fields, row, strict=True):
+        if value is not None and field is not None:
+            column, converters = _converters(field)
+            for converter in converters:
+                value = converter(value, column, connection)
+        values.append(value)
+    return values
+
+
+@cache
+def _converters(field: Field) -> tuple:
+    """The column expression of `field` and the converters the ORM applies to its values
+    (the same for every row: worked out once per field)."""
+    connection = connections[DB]
     column = field.get_col(field.model._meta.db_table)
-    for converter in (connection.ops.get_db_converters(column)
-                      + field.get_db_converters(connection)):
-        value = converter(value, column, connection)
-    return value
+    return column, (connection.ops.get_db_converters(column)
+                    + field.get_db_converters(connection))
