@@ -10,8 +10,13 @@ threads = int(os.environ.get("GUNICORN_THREADS", "1"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 20
 keepalive = 5
-max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "2000"))
-max_requests_jitter = 200  # workers recycle at different times
+# Recycling workers is off: worker memory stays flat under load (docs/benchmarks.md, soak),
+# and each restart of a worker costs a Django start and its in-memory renders. With 2000,
+# both workers of a busy server restarted within the same second every few seconds and
+# requests waited up to 1.4 s (docs/operations.md). Set it to recycle anyway; the jitter of
+# half the value keeps workers from restarting together.
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "0"))
+max_requests_jitter = max_requests // 2
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = "-" if os.environ.get("ACCESS_LOG", "1") == "1" else None
 access_log_format = ('{"time":"%(t)s","method":"%(m)s","path":"%(U)s","status":%(s)s,'

@@ -91,6 +91,14 @@ DATABASES = {
         conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", False),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # The hand-written hot-path statements (archsvc/hotpath.py) bind server-side; psycopg
+    # prepares each after this many uses on a connection. The ORM binds client-side and
+    # never prepares. Empty: nothing is prepared (a pooler that cannot keep prepared
+    # statements; docs/operations.md).
+    _prepare = os.environ.get("DB_PREPARE_THRESHOLD", "5")
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
+        int(_prepare) if _prepare.strip() else None)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and a busy timeout let the threaded dev server write without "database is locked".
     DATABASES["default"]["OPTIONS"] = {

@@ -245,8 +245,8 @@ def project_render(*, project: Project, at: datetime | None, filtered_ids: list[
                    depth: int | None, kind: str, query_echo: str | None = None,
                    gzipped: bool = False):
     """The project's graph rendered as `svg`, `mermaid` or `json` (the encoded
-    ProjectGraph), from the shared cache when this state was rendered before; gzip bytes
-    when `gzipped`."""
+    ProjectGraph), as UTF-8 bytes, from the shared cache when this state was rendered
+    before; gzip bytes when `gzipped`."""
     from diagrams.render_cache import cached_encoded, json_bytes, render_key
     from diagrams.rendering.document import project_graph_json
     from diagrams.rendering.mermaid import mermaid_flowchart

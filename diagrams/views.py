@@ -77,7 +77,7 @@ def _page(request, token: str, template: str, ancestors: str) -> HttpResponse:
     except _Refused as refused:  # an embed says so inside the embedding page
         return _refusal(request, refused, page=True, ancestors=ancestors)
     svg = project_render(project=project, at=at, filtered_ids=filtered_ids, depth=depth,
-                         kind="svg")
+                         kind="svg").decode()
     response = render(request, template, {
         "project_name": project.name, "token": token, "svg": svg,
         "filtered_ids": ",".join(filtered_ids), "depth": depth, "depths": range(6),
@@ -165,7 +165,8 @@ def project_page(request, project_id: str):
         project = project_get(actor=actor, project_id=project_id)
     except ApiError:
         return render(request, "404.html", status=404)
-    svg = project_render(project=project, at=None, filtered_ids=[], depth=None, kind="svg")
+    svg = project_render(project=project, at=None, filtered_ids=[], depth=None,
+                         kind="svg").decode()
     entities = project_entities_at(project=project)
     events, _ = history_page(project=project, page=0, size=100)
     timeline = [{"at": iso(e.valid_from), "slug": e.slug, "name": e.name,

@@ -60,15 +60,16 @@ def test_a_revoked_share_is_404_even_with_a_warm_render(factory, org):
 
 
 def test_keys_carry_the_version_of_the_rendering_code(api):
-    """A deploy of new rendering code changes this hash of its sources, so no key of the old
-    code is found again."""
+    """A deploy of new rendering code (or of a new format for cached values) changes this
+    hash of its sources, so no key of the old code is found again."""
     import hashlib
     from pathlib import Path
 
     from diagrams.models import Project
 
     package = Path(render_cache.__file__).resolve().parent
-    sources = sorted((package / "rendering").glob("*.py")) + [package / "entities.py"]
+    sources = sorted((package / "rendering").glob("*.py")) + [
+        package / "entities.py", package / "render_cache.py"]
     expected = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()[:12]
     assert render_cache.RENDER_VERSION == expected
     project = Project.objects.get(pk=new_project(api))
