@@ -29,10 +29,18 @@ class ApiKeyAuthentication(BaseAuthentication):
         if scheme.lower() != "bearer" or not token.strip():
             raise exceptions.AuthenticationFailed()
         try:
-            actor = api_key_actor(token=token.strip())
+            actor = self.actor(request, token.strip())
         except InvalidToken:
             raise exceptions.AuthenticationFailed() from None
         return actor, None
+
+    @staticmethod
+    def actor(request, token: str):
+        """The actor of `token`, or InvalidToken. A view with `actor_for_api_key` reads it
+        itself, with whatever else it needs in the same query (diagrams/api/base.py)."""
+        view = request.parser_context.get("view") if request.parser_context else None
+        read = getattr(view, "actor_for_api_key", None)
+        return read(request, token) if read else api_key_actor(token=token)
 
     def authenticate_header(self, request):
         return WWW_AUTHENTICATE

@@ -1,6 +1,7 @@
 """Reads for accounts: turning a token into an actor, and a user's memberships."""
 
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -16,30 +17,58 @@ from archsvc.hotpath import build, fetch_row, param, reconnecting, select_list
 _KEY_FIELDS = [ApiKey._meta.get_field(name) for name in
                ("id", "organization", "name", "permissions", "expires_at", "revoked_at")]
 _ORG_FIELDS = Organization._meta.concrete_fields
-_API_KEY_SQL = (  # names from model metadata; every value is a parameter
-    f"SELECT {select_list('k', _KEY_FIELDS)}, {select_list('o', _ORG_FIELDS)} "  # noqa: S608
-    f'FROM "{ApiKey._meta.db_table}" k JOIN "{Organization._meta.db_table}" o '
-    f'ON o."id" = k."organization_id" WHERE k."id" = %s'
-)
+
+# The key behind a bearer token with its organization, as parts another hot-path statement
+# can extend (diagrams.selectors adds the project in the path): names from model metadata,
+# every value a parameter.
+API_KEY_ROW_FIELDS = [*_KEY_FIELDS, *_ORG_FIELDS]
+API_KEY_ROW_COLUMNS = f"{select_list('k', _KEY_FIELDS)}, {select_list('o', _ORG_FIELDS)}"
+API_KEY_ROW_FROM = (f'"{ApiKey._meta.db_table}" k JOIN "{Organization._meta.db_table}" o '
+                    'ON o."id" = k."organization_id"')
+API_KEY_ROW_WHERE = 'k."id" = %s'
+_API_KEY_SQL = (f"SELECT {API_KEY_ROW_COLUMNS} FROM {API_KEY_ROW_FROM} "  # noqa: S608
+                f"WHERE {API_KEY_ROW_WHERE}")
+
+
+@dataclass(frozen=True)
+class ApiKeyToken:
+    """A bearer token whose signature, kind and expiry checked out: what is left to look up
+    is its key (revoked, deleted, expired since, or moved organization)."""
+
+    claims: dict
+    key_id: object  # the key's primary key, as the database takes it
+    actor_ref: str  # Actor.ref of the key's actor
+
+
+def api_key_token(*, token: str) -> ApiKeyToken:
+    """A verified bearer token, or InvalidToken."""
+    claims = api_key_token_decode(token)
+    try:
+        key_uuid = uuid.UUID(str(claims["jti"]))
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise InvalidToken() from exc
+    return ApiKeyToken(claims=claims, key_id=param(ApiKey, "id", key_uuid),
+                       actor_ref=f"key:{key_uuid}")
+
+
+def api_key_actor_from_row(*, token: ApiKeyToken, row: list | None) -> Actor:
+    """The actor of a row of API_KEY_ROW_FIELDS found for `token`, or InvalidToken."""
+    if row is None:
+        raise InvalidToken()
+    key = build(ApiKey, _KEY_FIELDS, row[:len(_KEY_FIELDS)])
+    key.organization = build(Organization, _ORG_FIELDS, row[len(_KEY_FIELDS):])
+    if str(key.organization_id) != str(token.claims["org"]) or not key.is_active:
+        raise InvalidToken()
+    return actor_for_api_key(key)
 
 
 def api_key_actor(*, token: str) -> Actor:
     """The actor of a bearer key, or InvalidToken: bad signature, wrong kind, expired,
     revoked, deleted, or of another organization than it claims. One hand-written query
     (archsvc/hotpath.py): every API request makes it."""
-    claims = api_key_token_decode(token)
-    try:
-        key_id = param(ApiKey, "id", uuid.UUID(str(claims["jti"])))
-    except (ValueError, TypeError, AttributeError) as exc:
-        raise InvalidToken() from exc
-    row = reconnecting(lambda: fetch_row(_API_KEY_SQL, [key_id], [*_KEY_FIELDS, *_ORG_FIELDS]))
-    if row is None:
-        raise InvalidToken()
-    key = build(ApiKey, _KEY_FIELDS, row[:len(_KEY_FIELDS)])
-    key.organization = build(Organization, _ORG_FIELDS, row[len(_KEY_FIELDS):])
-    if str(key.organization_id) != str(claims["org"]) or not key.is_active:
-        raise InvalidToken()
-    return actor_for_api_key(key)
+    verified = api_key_token(token=token)
+    row = reconnecting(lambda: fetch_row(_API_KEY_SQL, [verified.key_id], API_KEY_ROW_FIELDS))
+    return api_key_actor_from_row(token=verified, row=row)
 
 
 def session_lookup(*, token: str) -> AuthSession:

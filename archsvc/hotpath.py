@@ -50,35 +50,52 @@ def reconnecting(read):
 def fetch_row(sql: str, params: Sequence, fields: Sequence[Field | None]) -> list | None:
     """The first row of `sql`, each column converted as the ORM converts `fields[i]` (None:
     left as the driver gives it), or None when there is no row."""
-    with _cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
+    row = _run(sql, params, lambda cursor: cursor.fetchone())
     return None if row is None else _converted(fields, row)
 
 
 def fetch_rows(sql: str, params: Sequence, fields: Sequence[Field | None]) -> list[list]:
     """Every row of `sql`, converted as in fetch_row."""
-    with _cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    return [_converted(fields, row) for row in rows]
+    return [_converted(fields, row)
+            for row in _run(sql, params, lambda cursor: cursor.fetchall())]
 
 
-def _cursor():
-    """Django's cursor; on PostgreSQL, one that binds parameters server-side (so psycopg
-    prepares the statement), wrapped as Django wraps its own: queries are counted and
-    logged, and driver errors become django.db's."""
+def _run(sql: str, params: Sequence, fetch):
+    """`fetch(cursor)` after executing `sql`. On PostgreSQL, on this connection's own cursor
+    that binds parameters server-side (so psycopg prepares the statement), with driver
+    errors turned into django.db's as Django does. While queries are being counted or
+    logged (tests, DEBUG) or an execute wrapper is installed, through Django's cursor
+    wrapper instead, so those see the statement too."""
     connection = connections[DB]
     if connection.vendor != "postgresql" or ServerBindingCursor is None:
-        return connection.cursor()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return fetch(cursor)
+    cursor = _server_cursor(connection)
+    if connection.queries_logged or connection.execute_wrappers:
+        wrapped = connection.make_debug_cursor(cursor) if connection.queries_logged \
+            else connection.make_cursor(cursor)
+        wrapped.execute(sql, params)
+        return fetch(wrapped)
+    connection.validate_no_broken_transaction()
+    with connection.wrap_database_errors:
+        cursor.execute(sql, params)
+        return fetch(cursor)
+
+
+def _server_cursor(connection):
+    """The connection's server-binding cursor, made once per database connection (and per
+    time zone, which its timestamps are read in, as Django's own cursors)."""
     connection.ensure_connection()
+    connection.validate_thread_sharing()
+    kept = getattr(connection, "_archsvc_cursor", None)
+    if kept is not None and kept[0] is connection.connection and kept[1] == connection.timezone:
+        return kept[2]
     with connection.wrap_database_errors:
         cursor = ServerBindingCursor(connection.connection)
     _match_timezone(connection, cursor)
-    connection.validate_thread_sharing()
-    if connection.queries_logged:
-        return connection.make_debug_cursor(cursor)
-    return connection.make_cursor(cursor)
+    connection._archsvc_cursor = (connection.connection, connection.timezone, cursor)
+    return cursor
 
 
 def _match_timezone(connection, cursor) -> None:

@@ -9,8 +9,17 @@ from django.utils import timezone
 
 from accounts.actors import Actor
 from accounts.models import Organization
+from accounts.selectors import (
+    API_KEY_ROW_COLUMNS,
+    API_KEY_ROW_FIELDS,
+    API_KEY_ROW_FROM,
+    API_KEY_ROW_WHERE,
+    api_key_actor,
+    api_key_actor_from_row,
+    api_key_token,
+)
 from archsvc.api.errors import BadRequest, NotFound, ProjectNotFound, ServiceNotFound
-from archsvc.hotpath import build, fetch_row, fetch_rows, icontains, select_list
+from archsvc.hotpath import build, fetch_row, fetch_rows, icontains, reconnecting, select_list
 from diagrams.entities import ServiceState, project_entities
 from diagrams.history import snapshot_changes
 from diagrams.models import Pin, Project, Service, ServiceSnapshot
@@ -26,11 +35,25 @@ def project_count(*, organization: Organization) -> int:
 
 
 _PROJECT_FIELDS = Project._meta.concrete_fields
-_PROJECT_SQL = (  # names from model metadata; every value is a parameter
-    f"SELECT {select_list('p', _PROJECT_FIELDS)}, EXISTS(SELECT 1 FROM "  # noqa: S608
-    f'"{Pin._meta.db_table}" pin WHERE pin."project_id" = p."id" AND pin."actor_ref" = %s) '
-    f'FROM "{Project._meta.db_table}" p WHERE p."id" = %s AND p."organization_id" = %s'
+_PROJECT_COLUMNS = (  # names from model metadata; every value is a parameter
+    f"{select_list('p', _PROJECT_FIELDS)}, EXISTS(SELECT 1 FROM "  # noqa: S608
+    f'"{Pin._meta.db_table}" pin WHERE pin."project_id" = p."id" AND pin."actor_ref" = %s)')
+_PROJECT_SQL = (f'SELECT {_PROJECT_COLUMNS} FROM "{Project._meta.db_table}" p '  # noqa: S608
+                'WHERE p."id" = %s AND p."organization_id" = %s')
+# The API key of a request and the project in its path, in one statement: the project is
+# joined only within the key's organization, so another organization's is not found.
+_KEY_AND_PROJECT_SQL = (
+    f"SELECT {API_KEY_ROW_COLUMNS}, {_PROJECT_COLUMNS} FROM {API_KEY_ROW_FROM} "  # noqa: S608
+    f'LEFT JOIN "{Project._meta.db_table}" p '
+    'ON p."id" = %s AND p."organization_id" = k."organization_id" '
+    f"WHERE {API_KEY_ROW_WHERE}"
 )
+
+
+def _project_from_row(row: list) -> Project:
+    project = build(Project, _PROJECT_FIELDS, row[:-1])
+    project.is_pinned = bool(row[-1])
+    return project
 
 
 def project_get(*, actor: Actor, project_id: str) -> Project:
@@ -43,9 +66,25 @@ def project_get(*, actor: Actor, project_id: str) -> Project:
                     [*_PROJECT_FIELDS, None])
     if row is None:
         raise ProjectNotFound()
-    project = build(Project, _PROJECT_FIELDS, row[:-1])
-    project.is_pinned = bool(row[-1])
-    return project
+    return _project_from_row(row)
+
+
+def api_key_actor_and_project(*, token: str, project_id: str) -> tuple[Actor, Project | None]:
+    """The actor of a bearer key (as accounts.selectors.api_key_actor, with its InvalidToken)
+    and the project `project_id` of the key's organization as project_get finds it, or None
+    where project_get says ProjectNotFound. One hand-written query for both: nearly every
+    API request names a project, and this is its only database round trip before the
+    render cache."""
+    if not isinstance(project_id, str) or not is_project_id(project_id):
+        return api_key_actor(token=token), None
+    verified = api_key_token(token=token)
+    key_width = len(API_KEY_ROW_FIELDS)
+    row = reconnecting(lambda: fetch_row(
+        _KEY_AND_PROJECT_SQL, [verified.actor_ref, project_id, verified.key_id],
+        [*API_KEY_ROW_FIELDS, *_PROJECT_FIELDS, None]))
+    actor = api_key_actor_from_row(token=verified, row=row and row[:key_width])
+    project_row = row[key_width:]
+    return actor, (_project_from_row(project_row) if project_row[0] is not None else None)
 
 
 def project_list(*, actor: Actor, page: int, size: int, pinned: bool | None = None,

@@ -1,4 +1,6 @@
-"""Bearer API keys: every kind of bad credential is the same 401, a good key works."""
+"""Bearer API keys: every kind of bad credential is the same 401, a good key works. Each check
+runs on a route without a project and on a project route, where the key and the project are
+read in one query (diagrams/api/base.py)."""
 
 import base64
 import json
@@ -27,6 +29,18 @@ def bearer(token: str) -> Client:
     return Client(HTTP_AUTHORIZATION=f"Bearer {token}")
 
 
+@pytest.fixture(params=["plain", "project"])
+def route(request, factory, org) -> str:
+    """`/v1/limits`, or the services of a project of `org` (made with another key)."""
+    if request.param == "plain":
+        return "/v1/limits"
+    owner = factory.key_client(org, "owner", ["projects:manage"])
+    project = owner.post("/v1/projects", {"name": "Routed", "description": "d"},
+                         content_type="application/json")
+    assert project.status_code == 200, project.content
+    return f"/v1/projects/{project.json()['id']}/services"
+
+
 def _b64(data: dict) -> str:
     return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
 
@@ -37,78 +51,78 @@ def test_valid_key_reads_limits(api):
     assert response.json() == {"currentProjects": 0, "maxProjects": 3}
 
 
-def test_no_credentials_is_401(db):
-    assert_unauthorized(Client().get("/v1/limits"))
+def test_no_credentials_is_401(route):
+    assert_unauthorized(Client().get(route))
 
 
 @pytest.mark.parametrize("header", [
     "Bearer", "Bearer ", "Bearer garbage", "Bearer a.b.c", "Basic dXNlcjpwYXNz",
     "bearer " + "x" * 20, "Token abc",
 ])
-def test_garbage_authorization_is_401(db, header):
-    assert_unauthorized(Client(HTTP_AUTHORIZATION=header).get("/v1/limits"))
+def test_garbage_authorization_is_401(db, header, route):
+    assert_unauthorized(Client(HTTP_AUTHORIZATION=header).get(route))
 
 
-def test_alg_none_is_401(factory, org):
+def test_alg_none_is_401(factory, org, route):
     token = factory.key(org)
     claims = jwt.decode(token, options={"verify_signature": False})
     forged = f"{_b64({'alg': 'none', 'typ': 'apikey+jwt'})}.{_b64(claims)}."
-    assert_unauthorized(bearer(forged).get("/v1/limits"))
+    assert_unauthorized(bearer(forged).get(route))
 
 
-def test_wrong_signature_is_401(factory, org):
+def test_wrong_signature_is_401(factory, org, route):
     token = factory.key(org)
     claims = jwt.decode(token, options={"verify_signature": False})
     forged = jwt.encode(claims, "another-secret-of-enough-length-0123456789",
                         algorithm="HS256", headers={"typ": "apikey+jwt"})
-    assert_unauthorized(bearer(forged).get("/v1/limits"))
+    assert_unauthorized(bearer(forged).get(route))
     tampered = token[:-3] + ("AAA" if not token.endswith("AAA") else "BBB")
-    assert_unauthorized(bearer(tampered).get("/v1/limits"))
+    assert_unauthorized(bearer(tampered).get(route))
 
 
-def test_expired_key_is_401(org):
+def test_expired_key_is_401(org, route):
     key = ApiKey.objects.create(organization=org, name="old",
                                 expires_at=timezone.now() - timedelta(seconds=5))
     token = api_key_token_encode(key_id=str(key.pk), org_id=org.pk,
                                  issued_at=timezone.now() - timedelta(days=2),
                                  expires_at=key.expires_at)
-    assert_unauthorized(bearer(token).get("/v1/limits"))
+    assert_unauthorized(bearer(token).get(route))
 
 
-def test_revoked_key_is_refused_at_once(factory, org):
+def test_revoked_key_is_refused_at_once(factory, org, route):
     token = factory.key(org, "ci-deploy")
-    assert bearer(token).get("/v1/limits").status_code == 200
+    assert bearer(token).get(route).status_code == 200
     assert api_key_revoke(organization=org, name="ci-deploy") == 1
-    assert_unauthorized(bearer(token).get("/v1/limits"))
+    assert_unauthorized(bearer(token).get(route))
 
 
-def test_deleted_key_is_401(factory, org):
+def test_deleted_key_is_401(factory, org, route):
     token = factory.key(org, "temp")
     ApiKey.objects.filter(name="temp").delete()
-    assert_unauthorized(bearer(token).get("/v1/limits"))
+    assert_unauthorized(bearer(token).get(route))
 
 
-def test_key_claiming_another_organization_is_401(factory, org):
+def test_key_claiming_another_organization_is_401(factory, org, route):
     other = factory.org("other")
     key = ApiKey.objects.create(organization=org, name="k")
     token = api_key_token_encode(key_id=str(key.pk), org_id=other.pk,
                                  issued_at=timezone.now(), expires_at=None)
-    assert_unauthorized(bearer(token).get("/v1/limits"))
+    assert_unauthorized(bearer(token).get(route))
 
 
-def test_session_token_as_bearer_is_401(factory, org):
+def test_session_token_as_bearer_is_401(factory, org, route):
     token = session_start(membership=factory.member(org))
-    assert_unauthorized(bearer(token).get("/v1/limits"))
+    assert_unauthorized(bearer(token).get(route))
 
 
-def test_api_key_in_session_cookie_is_401(factory, org):
+def test_api_key_in_session_cookie_is_401(factory, org, route):
     client = Client()
     client.cookies["__session"] = factory.key(org)
-    assert_unauthorized(client.get("/v1/limits"))
+    assert_unauthorized(client.get(route))
 
 
-def test_oversized_authorization_header_is_401(db):
-    assert_unauthorized(Client(HTTP_AUTHORIZATION="Bearer " + "a" * 20000).get("/v1/limits"))
+def test_oversized_authorization_header_is_401(route):
+    assert_unauthorized(Client(HTTP_AUTHORIZATION="Bearer " + "a" * 20000).get(route))
 
 
 def test_oversized_cookie_is_401(db):
@@ -117,13 +131,13 @@ def test_oversized_cookie_is_401(db):
     assert_unauthorized(client.get("/v1/limits"))
 
 
-def test_key_with_future_expiry_works(factory, org):
+def test_key_with_future_expiry_works(factory, org, route):
     from accounts.services import api_key_create
 
     _, token = api_key_create(organization=org, name="soon", permissions=[],
                               expires_in_days=1)
     assert jwt.decode(token, options={"verify_signature": False})["exp"] > 0
-    assert bearer(token).get("/v1/limits").status_code == 200
+    assert bearer(token).get(route).status_code == 200
 
 
 def test_key_without_exp_has_no_exp_claim(factory, org):

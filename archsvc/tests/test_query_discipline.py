@@ -68,3 +68,24 @@ def test_writes_and_chat_do_not_grow_with_the_project(factory, org, settings):
             queries(client, "put", f"/v1/projects/{project}", {"description": "d"}),
         ]
     assert counts["small"] == counts["big"]
+
+
+@pytest.mark.parametrize("endpoint", [
+    "/v1/projects/{p}", "/v1/projects/{p}/services", "/v1/projects/{p}/entities",
+    "/v1/projects/{p}/graph", "/v1/projects/{p}/graph/svg", "/v1/projects/{p}/graph/mermaid",
+])
+def test_warm_reads_of_a_project_are_one_query(factory, org, endpoint):
+    """With a bearer key, the key, its organization, the project and the caller's pin are one
+    statement; a warm render, service list or entity list then comes from the cache."""
+    client = factory.key_client(org, "k", ["projects:manage"])
+    project = build(client, 3)
+    queries(client, "get", endpoint.format(p=project))  # warm: rendered and cached
+    assert queries(client, "get", endpoint.format(p=project)) == 1
+
+
+def test_project_list_is_two_queries(factory, org):
+    """The key, then the page with its total (whatever the page size or filters)."""
+    client = factory.key_client(org, "k", ["projects:manage"])
+    build(client, 2)
+    for path in ("/v1/projects", "/v1/projects?size=100&pinned=true&query=size"):
+        assert queries(client, "get", path) == 2

@@ -3,13 +3,13 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from archsvc.api.body import read_body
 from archsvc.api.schema import error_responses
 from archsvc.api.serializers import StrictCharField, StrictSerializer
 from billing.services import ai_credits_spend
 from diagrams import selectors
+from diagrams.api.base import ProjectAPIView
 from diagrams.api.views import PROJECT_ID
 from diagrams.assistant.context import Turn
 from diagrams.assistant.engine import assistant_answer
@@ -36,7 +36,7 @@ class AiChatResponseSerializer(serializers.Serializer):
     creditsRemaining = serializers.IntegerField(min_value=0)  # noqa: N815
 
 
-class ChatView(APIView):
+class ChatView(ProjectAPIView):
     rate_limit_group = "ai"
 
     @extend_schema(operation_id="chatWithAssistant", tags=["assistant"],
@@ -44,7 +44,7 @@ class ChatView(APIView):
                    responses={200: AiChatResponseSerializer,
                               **error_responses(400, 402, 404)})
     def post(self, request, project_id):
-        project = selectors.project_get(actor=request.user, project_id=project_id)
+        project = self.project(request, project_id)
         body = read_body(request, AiChatRequestSerializer)
         remaining = ai_credits_spend(organization=request.user.organization)  # 402: nothing
         context = selectors.assistant_context(project=project)

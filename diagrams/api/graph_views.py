@@ -4,13 +4,13 @@
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework.views import APIView
 
 from archsvc.api.encoding import accepts_gzip, encoded_response
 from archsvc.api.errors import BadRequest
 from archsvc.api.params import iso, query_at, query_int, query_params
 from archsvc.api.schema import error_responses
 from diagrams import selectors
+from diagrams.api.base import ProjectAPIView
 from diagrams.api.views import PROJECT_ID
 from diagrams.rendering.graph import MalformedEntityId, parse_filtered_ids
 
@@ -38,10 +38,11 @@ def graph_query(request) -> tuple:
     return filtered_ids, depth, query_at(request)
 
 
-def _rendered(request, project_id: str, kind: str, content_type: str) -> HttpResponse:
+def _rendered(view: ProjectAPIView, request, project_id: str, kind: str,
+              content_type: str) -> HttpResponse:
     """The render, whole from the cache on a warm read (no re-encoding), gzip-compressed
     for clients that accept it."""
-    project = selectors.project_get(actor=request.user, project_id=project_id)
+    project = view.project(request, project_id)
     filtered_ids, depth, at = graph_query(request)
     gzipped = accepts_gzip(request)
     body = selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
@@ -50,28 +51,28 @@ def _rendered(request, project_id: str, kind: str, content_type: str) -> HttpRes
     return encoded_response(body, content_type=content_type, gzipped=gzipped)
 
 
-class GraphView(APIView):
+class GraphView(ProjectAPIView):
     @extend_schema(operation_id="getProjectGraph", tags=["graph"], parameters=GRAPH_PARAMETERS,
                    responses={200: OpenApiTypes.OBJECT, **error_responses(400, 404)})
     def get(self, request, project_id):
-        return _rendered(request, project_id, "json", "application/json")
+        return _rendered(self, request, project_id, "json", "application/json")
 
 
-class GraphMermaidView(APIView):
+class GraphMermaidView(ProjectAPIView):
     @extend_schema(operation_id="getProjectGraphMermaid", tags=["graph"],
                    parameters=GRAPH_PARAMETERS,
                    responses={(200, "text/plain"): OpenApiResponse(OpenApiTypes.STR),
                               **error_responses(400, 404)})
     def get(self, request, project_id):
-        return _rendered(request, project_id, "mermaid", "text/plain; charset=utf-8")
+        return _rendered(self, request, project_id, "mermaid", "text/plain; charset=utf-8")
 
 
-class GraphSvgView(APIView):
+class GraphSvgView(ProjectAPIView):
     @extend_schema(operation_id="getProjectGraphSvg", tags=["graph"],
                    parameters=GRAPH_PARAMETERS,
                    responses={(200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.STR),
                               **error_responses(400, 404)})
     def get(self, request, project_id):
-        response = _rendered(request, project_id, "svg", "image/svg+xml")
+        response = _rendered(self, request, project_id, "svg", "image/svg+xml")
         response["Content-Security-Policy"] = SVG_CSP
         return response

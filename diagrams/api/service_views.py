@@ -3,7 +3,6 @@
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from archsvc.api.body import read_body
 from archsvc.api.encoding import accepts_gzip, encoded_response
@@ -11,6 +10,7 @@ from archsvc.api.pagination import page_envelope
 from archsvc.api.params import iso, query_at, query_int
 from archsvc.api.schema import error_responses
 from diagrams import selectors, service_writes
+from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import (
     ProjectEntitiesSerializer,
     ProjectHistorySerializer,
@@ -87,11 +87,11 @@ def history_event_json(snapshot: ServiceSnapshot) -> dict:
     }
 
 
-class ServiceListView(APIView):
+class ServiceListView(ProjectAPIView):
     @extend_schema(operation_id="listServices", tags=["services"], parameters=[PROJECT_ID, AT],
                    responses={200: ServiceSerializer(many=True), **error_responses(400, 404)})
     def get(self, request, project_id):
-        project = selectors.project_get(actor=request.user, project_id=project_id)
+        project = self.project(request, project_id)
         at = query_at(request)
         gzipped = accepts_gzip(request)
         body = selectors.project_read_cached(
@@ -104,19 +104,19 @@ class ServiceListView(APIView):
                    request=ServiceCreateSerializer,
                    responses={200: ServiceSerializer, **error_responses(400, 404, 409)})
     def post(self, request, project_id):
-        selectors.project_get(actor=request.user, project_id=project_id)
+        self.project(request, project_id)
         data = read_body(request, ServiceCreateSerializer, required=False)
         snapshot = service_writes.service_create(actor=request.user, project_id=project_id,
                                                  data=data)
         return Response(service_json(snapshot))
 
 
-class ServiceDetailView(APIView):
+class ServiceDetailView(ProjectAPIView):
     @extend_schema(operation_id="getService", tags=["services"],
                    parameters=[PROJECT_ID, SLUG, AT],
                    responses={200: ServiceSerializer, **error_responses(400, 404)})
     def get(self, request, project_id, slug):
-        project = selectors.project_get(actor=request.user, project_id=project_id)
+        project = self.project(request, project_id)
         snapshot = selectors.service_at(project=project, slug=slug, at=query_at(request))
         return Response(service_json(snapshot))
 
@@ -124,7 +124,7 @@ class ServiceDetailView(APIView):
                    request=ServiceUpdateSerializer,
                    responses={200: ServiceSerializer, **error_responses(400, 404, 409)})
     def put(self, request, project_id, slug):
-        selectors.project_get(actor=request.user, project_id=project_id)
+        self.project(request, project_id)
         data = read_body(request, ServiceUpdateSerializer)
         snapshot = service_writes.service_update(actor=request.user, project_id=project_id,
                                                  slug=slug, data=data)
@@ -137,22 +137,22 @@ class ServiceDetailView(APIView):
         return Response(status=204)
 
 
-class ServiceRawView(APIView):
+class ServiceRawView(ProjectAPIView):
     @extend_schema(operation_id="getServiceRaw", tags=["services"],
                    parameters=[PROJECT_ID, SLUG, AT],
                    responses={200: ServiceRawSerializer, **error_responses(400, 404)})
     def get(self, request, project_id, slug):
-        project = selectors.project_get(actor=request.user, project_id=project_id)
+        project = self.project(request, project_id)
         snapshot = selectors.service_at(project=project, slug=slug, at=query_at(request))
         return Response(service_raw_json(snapshot))
 
 
-class EntitiesView(APIView):
+class EntitiesView(ProjectAPIView):
     @extend_schema(operation_id="getProjectEntities", tags=["services"],
                    parameters=[PROJECT_ID, AT],
                    responses={200: ProjectEntitiesSerializer, **error_responses(400, 404)})
     def get(self, request, project_id):
-        project = selectors.project_get(actor=request.user, project_id=project_id)
+        project = self.project(request, project_id)
         at = query_at(request)
         gzipped = accepts_gzip(request)
         body = selectors.project_read_cached(
@@ -161,13 +161,13 @@ class EntitiesView(APIView):
         return encoded_response(body, content_type="application/json", gzipped=gzipped)
 
 
-class HistoryView(APIView):
+class HistoryView(ProjectAPIView):
     @extend_schema(operation_id="getProjectHistory", tags=["history"],
                    parameters=[PROJECT_ID, OpenApiParameter("page", int, default=0),
                                OpenApiParameter("size", int, default=50)],
                    responses={200: ProjectHistorySerializer, **error_responses(400, 404)})
     def get(self, request, project_id):
-        project = selectors.project_get(actor=request.user, project_id=project_id)
+        project = self.project(request, project_id)
         page = query_int(request, "page", default=0, minimum=0, maximum=10_000_000)
         size = query_int(request, "size", default=50, minimum=1, maximum=100)
         events, total = selectors.history_page(project=project, page=page, size=size)
@@ -175,10 +175,10 @@ class HistoryView(APIView):
                                       page=page, size=size, total=total))
 
 
-class SnapshotDiffView(APIView):
+class SnapshotDiffView(ProjectAPIView):
     @extend_schema(operation_id="getSnapshotDiff", tags=["history"],
                    parameters=[PROJECT_ID, SNAPSHOT_ID],
                    responses={200: ServiceSnapshotDiffSerializer, **error_responses(400, 404)})
     def get(self, request, project_id, snapshot_id):
-        project = selectors.project_get(actor=request.user, project_id=project_id)
+        project = self.project(request, project_id)
         return Response(selectors.snapshot_diff(project=project, snapshot_id=snapshot_id))

@@ -11,6 +11,7 @@ from archsvc.api.pagination import page_envelope
 from archsvc.api.params import query_bool, query_int, query_text
 from archsvc.api.schema import error_responses
 from diagrams import selectors, services
+from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import (
     PinnedProjectSerializer,
     ProjectCreateSerializer,
@@ -59,18 +60,18 @@ class ProjectListView(APIView):
         return Response(project_json(project, actor=request.user))
 
 
-class ProjectDetailView(APIView):
+class ProjectDetailView(ProjectAPIView):
     @extend_schema(operation_id="getProject", tags=["projects"], parameters=[PROJECT_ID],
                    responses={200: ProjectSerializer, **error_responses(404)})
     def get(self, request, project_id):
-        project = selectors.project_get(actor=request.user, project_id=project_id)
+        project = self.project(request, project_id)
         return Response(project_json(project, actor=request.user))
 
     @extend_schema(operation_id="updateProject", tags=["projects"], parameters=[PROJECT_ID],
                    request=ProjectUpdateSerializer,
                    responses={200: ProjectSerializer, **error_responses(400, 403, 404)})
     def put(self, request, project_id):
-        selectors.project_get(actor=request.user, project_id=project_id)  # 404 before 400
+        self.project(request, project_id)  # 404 before 400
         body = read_body(request, ProjectUpdateSerializer)
         project = services.project_update(actor=request.user, project_id=project_id, **body)
         return Response(project_json(project, actor=request.user))
@@ -82,12 +83,12 @@ class ProjectDetailView(APIView):
         return Response(status=204)
 
 
-class ProjectDuplicateView(APIView):
+class ProjectDuplicateView(ProjectAPIView):
     @extend_schema(operation_id="duplicateProject", tags=["projects"], parameters=[PROJECT_ID],
                    request=ProjectDuplicateSerializer,
                    responses={200: ProjectSerializer, **error_responses(400, 402, 404)})
     def post(self, request, project_id):
-        selectors.project_get(actor=request.user, project_id=project_id)
+        self.project(request, project_id)
         body = read_body(request, ProjectDuplicateSerializer, required=False)
         project = services.project_duplicate(actor=request.user, project_id=project_id,
                                              **body)

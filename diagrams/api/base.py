@@ -1,0 +1,34 @@
+"""The base of the /v1 views that read the project in their path: with a bearer key, the key
+and the project are read in one query (diagrams.selectors.api_key_actor_and_project), and
+the view keeps the project instead of asking the database again."""
+
+from rest_framework.views import APIView
+
+from accounts.selectors import api_key_actor
+from archsvc.api.errors import ProjectNotFound
+from diagrams import selectors
+from diagrams.models import Project
+
+
+class ProjectAPIView(APIView):
+    _key_read = None  # (actor, project_id, project or None) when a bearer key was read
+
+    def actor_for_api_key(self, request, token: str):
+        """Called by accounts.authentication.ApiKeyAuthentication (DRF makes a view object
+        per request, so what is kept here belongs to this request)."""
+        project_id = self.kwargs.get("project_id")
+        if project_id is None:
+            return api_key_actor(token=token)
+        actor, project = selectors.api_key_actor_and_project(token=token, project_id=project_id)
+        self._key_read = (actor, project_id, project)
+        return actor
+
+    def project(self, request, project_id: str) -> Project:
+        """The project `project_id` of the actor's organization (selectors.project_get): the
+        one read with the API key when there was one; else ProjectNotFound."""
+        read = self._key_read
+        if read is not None and read[0] is request.user and read[1] == project_id:
+            if read[2] is None:
+                raise ProjectNotFound()
+            return read[2]
+        return selectors.project_get(actor=request.user, project_id=project_id)
