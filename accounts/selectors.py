@@ -12,7 +12,7 @@ from django.utils import timezone
 from accounts.actors import Actor, actor_for_api_key, actor_for_membership
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from accounts.tokens import InvalidToken, api_key_token_decode, session_token_decode
-from archsvc.hotpath import build, fetch_row, param, reconnecting, select_list
+from archsvc.hotpath import Columns, build, fetch_row, param, reconnecting, select_list
 
 _KEY_FIELDS = [ApiKey._meta.get_field(name) for name in
                ("id", "organization", "name", "permissions", "expires_at", "revoked_at")]
@@ -28,6 +28,7 @@ API_KEY_ROW_FROM = (f'"{ApiKey._meta.db_table}" k JOIN "{Organization._meta.db_t
 API_KEY_ROW_WHERE = 'k."id" = %s'
 _API_KEY_SQL = (f"SELECT {API_KEY_ROW_COLUMNS} FROM {API_KEY_ROW_FROM} "  # noqa: S608
                 f"WHERE {API_KEY_ROW_WHERE}")
+_API_KEY_ROW = Columns(API_KEY_ROW_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def api_key_actor(*, token: str) -> Actor:
     revoked, deleted, or of another organization than it claims. One hand-written query
     (archsvc/hotpath.py): every API request makes it."""
     verified = api_key_token(token=token)
-    row = reconnecting(lambda: fetch_row(_API_KEY_SQL, [verified.key_id], API_KEY_ROW_FIELDS))
+    row = reconnecting(lambda: fetch_row(_API_KEY_SQL, [verified.key_id], _API_KEY_ROW))
     return api_key_actor_from_row(token=verified, row=row)
 
 

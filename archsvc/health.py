@@ -10,14 +10,16 @@ from django.core.cache import cache
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 
-from archsvc.hotpath import fetch_row, reconnecting
+from archsvc.hotpath import Columns, fetch_row, reconnecting
+
+_ONE = Columns([None])
 
 
 @never_cache
 def healthz(request):
     checks = {}
     try:
-        reconnecting(lambda: fetch_row("SELECT 1", [], [None]))
+        reconnecting(lambda: fetch_row("SELECT 1", [], _ONE))
         checks["database"] = "ok"
     except Exception:  # noqa: BLE001 - any failure is "down"
         checks["database"] = "unavailable"

@@ -16,7 +16,6 @@ mode, use PgBouncer 1.21 or later, which tracks prepared statements (docs/operat
 """
 
 from collections.abc import Sequence
-from functools import cache
 
 from django.db import InterfaceError, OperationalError, connections
 from django.db.models import Field, Model
@@ -47,17 +46,16 @@ def reconnecting(read):
         return read()
 
 
-def fetch_row(sql: str, params: Sequence, fields: Sequence[Field | None]) -> list | None:
-    """The first row of `sql`, each column converted as the ORM converts `fields[i]` (None:
-    left as the driver gives it), or None when there is no row."""
+def fetch_row(sql: str, params: Sequence, columns: "Columns") -> list | None:
+    """The first row of `sql`, each column converted as the ORM converts its field (see
+    Columns), or None when there is no row."""
     row = _run(sql, params, lambda cursor: cursor.fetchone())
-    return None if row is None else _converted(fields, row)
+    return None if row is None else columns.convert(row)
 
 
-def fetch_rows(sql: str, params: Sequence, fields: Sequence[Field | None]) -> list[list]:
+def fetch_rows(sql: str, params: Sequence, columns: "Columns") -> list[list]:
     """Every row of `sql`, converted as in fetch_row."""
-    return [_converted(fields, row)
-            for row in _run(sql, params, lambda cursor: cursor.fetchall())]
+    return [columns.convert(row) for row in _run(sql, params, lambda cursor: cursor.fetchall())]
 
 
 def _run(sql: str, params: Sequence, fetch):
@@ -132,23 +130,45 @@ def select_list(alias: str, fields: Sequence[Field]) -> str:
     return ", ".join(f'{alias}."{field.column}"' for field in fields)
 
 
-def _converted(fields: Sequence[Field | None], row: Sequence) -> list:
-    connection = connections[DB]
-    values = []
-    for field, value in zip(fields, row, strict=True):
-        if value is not None and field is not None:
-            column, converters = _converters(field)
-            for converter in converters:
-                value = converter(value, column, connection)
-        values.append(value)
-    return values
+class Columns:
+    """The columns of a hand-written statement, in order: the model field each is read as
+    (None: left as the driver gives it). Made once per statement, at import; converting a
+    row then loops over just the columns that have converters, worked out on first use."""
 
+    def __init__(self, fields: Sequence[Field | None]) -> None:
+        self.fields = tuple(fields)
+        self._plan: list | None = None
 
-@cache
-def _converters(field: Field) -> tuple:
-    """The column expression of `field` and the converters the ORM applies to its values
-    (the same for every row: worked out once per field)."""
-    connection = connections[DB]
-    column = field.get_col(field.model._meta.db_table)
-    return column, (connection.ops.get_db_converters(column)
-                    + field.get_db_converters(connection))
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def convert(self, row: Sequence) -> list:
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = self._make_plan()
+        values = list(row)
+        if len(values) != len(self.fields):
+            raise ValueError(f"{len(values)} columns for {len(self.fields)} fields")
+        if plan:
+            connection = connections[DB]
+            for index, column, converters in plan:
+                value = values[index]
+                if value is not None:
+                    for converter in converters:
+                        value = converter(value, column, connection)
+                    values[index] = value
+        return values
+
+    def _make_plan(self) -> list:
+        """(index, column, converters) of each column the ORM converts, as it would."""
+        connection = connections[DB]
+        plan = []
+        for index, field in enumerate(self.fields):
+            if field is None:
+                continue
+            column = field.get_col(field.model._meta.db_table)
+            converters = (connection.ops.get_db_converters(column)
+                          + field.get_db_converters(connection))
+            if converters:
+                plan.append((index, column, tuple(converters)))
+        return plan

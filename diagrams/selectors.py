@@ -19,7 +19,15 @@ from accounts.selectors import (
     api_key_token,
 )
 from archsvc.api.errors import BadRequest, NotFound, ProjectNotFound, ServiceNotFound
-from archsvc.hotpath import build, fetch_row, fetch_rows, icontains, reconnecting, select_list
+from archsvc.hotpath import (
+    Columns,
+    build,
+    fetch_row,
+    fetch_rows,
+    icontains,
+    reconnecting,
+    select_list,
+)
 from diagrams.entities import ServiceState, project_entities
 from diagrams.history import snapshot_changes
 from diagrams.models import Pin, Project, Service, ServiceSnapshot
@@ -35,19 +43,27 @@ def project_count(*, organization: Organization) -> int:
 
 
 _PROJECT_FIELDS = Project._meta.concrete_fields
-_PROJECT_COLUMNS = (  # names from model metadata; every value is a parameter
-    f"{select_list('p', _PROJECT_FIELDS)}, EXISTS(SELECT 1 FROM "  # noqa: S608
-    f'"{Pin._meta.db_table}" pin WHERE pin."project_id" = p."id" AND pin."actor_ref" = %s)')
-_PROJECT_SQL = (f'SELECT {_PROJECT_COLUMNS} FROM "{Project._meta.db_table}" p '  # noqa: S608
+_PIN_EXISTS = (f'EXISTS(SELECT 1 FROM "{Pin._meta.db_table}" pin '  # noqa: S608
+               'WHERE pin."project_id" = p."id" AND pin."actor_ref" = %s)')
+_PROJECT_COLUMNS = f"{select_list('p', _PROJECT_FIELDS)}, {_PIN_EXISTS}"
+_PROJECT_TABLE = f'"{Project._meta.db_table}" p'
+_PROJECT_ORDER = 'ORDER BY p."updated_at" DESC, p."id" ASC LIMIT %s OFFSET %s'
+# Statements are named for model metadata; every value is a parameter.
+_PROJECT_SQL = (f"SELECT {_PROJECT_COLUMNS} FROM {_PROJECT_TABLE} "  # noqa: S608
                 'WHERE p."id" = %s AND p."organization_id" = %s')
+_PROJECT_ROW = Columns([*_PROJECT_FIELDS, None])
 # The API key of a request and the project in its path, in one statement: the project is
 # joined only within the key's organization, so another organization's is not found.
 _KEY_AND_PROJECT_SQL = (
     f"SELECT {API_KEY_ROW_COLUMNS}, {_PROJECT_COLUMNS} FROM {API_KEY_ROW_FROM} "  # noqa: S608
-    f'LEFT JOIN "{Project._meta.db_table}" p '
-    'ON p."id" = %s AND p."organization_id" = k."organization_id" '
+    f'LEFT JOIN {_PROJECT_TABLE} ON p."id" = %s AND p."organization_id" = k."organization_id" '
     f"WHERE {API_KEY_ROW_WHERE}"
 )
+_KEY_AND_PROJECT_ROW = Columns([*API_KEY_ROW_FIELDS, *_PROJECT_FIELDS, None])
+_PAGE_ROW = Columns([*_PROJECT_FIELDS, None, None])
+_KEY_AND_PAGE_ROW = Columns([*API_KEY_ROW_FIELDS, *_PROJECT_FIELDS, None, None])
+_COUNT_ROW = Columns([None])
+_KEY_WIDTH = len(API_KEY_ROW_FIELDS)
 
 
 def _project_from_row(row: list) -> Project:
@@ -62,8 +78,7 @@ def project_get(*, actor: Actor, project_id: str) -> Project:
     hand-written query (archsvc/hotpath.py): nearly every API request makes it."""
     if not isinstance(project_id, str) or not is_project_id(project_id):
         raise ProjectNotFound()
-    row = fetch_row(_PROJECT_SQL, [actor.ref, project_id, actor.organization_id],
-                    [*_PROJECT_FIELDS, None])
+    row = fetch_row(_PROJECT_SQL, [actor.ref, project_id, actor.organization_id], _PROJECT_ROW)
     if row is None:
         raise ProjectNotFound()
     return _project_from_row(row)
@@ -78,13 +93,32 @@ def api_key_actor_and_project(*, token: str, project_id: str) -> tuple[Actor, Pr
     if not isinstance(project_id, str) or not is_project_id(project_id):
         return api_key_actor(token=token), None
     verified = api_key_token(token=token)
-    key_width = len(API_KEY_ROW_FIELDS)
     row = reconnecting(lambda: fetch_row(
         _KEY_AND_PROJECT_SQL, [verified.actor_ref, project_id, verified.key_id],
-        [*API_KEY_ROW_FIELDS, *_PROJECT_FIELDS, None]))
-    actor = api_key_actor_from_row(token=verified, row=row and row[:key_width])
-    project_row = row[key_width:]
+        _KEY_AND_PROJECT_ROW))
+    actor = api_key_actor_from_row(token=verified, row=row and row[:_KEY_WIDTH])
+    project_row = row[_KEY_WIDTH:]
     return actor, (_project_from_row(project_row) if project_row[0] is not None else None)
+
+
+def _project_conditions(*, actor_ref: str, pinned: bool | None, archived: bool | None,
+                        created_by: str | None, query: str | None) -> tuple[list[str], list]:
+    """The conditions on `p` of a project list's filters, with their parameters."""
+    conditions, params = [], []
+    if pinned is not None:
+        conditions.append(_PIN_EXISTS if pinned else f"NOT {_PIN_EXISTS}")
+        params.append(actor_ref)
+    if archived is not None:
+        conditions.append('p."archived" = %s')
+        params.append(archived)
+    if created_by is not None:
+        conditions.append('p."created_by" = %s')
+        params.append(created_by)
+    if query:
+        condition, value = icontains('p."name"', query)
+        conditions.append(condition)
+        params.append(value)
+    return conditions, params
 
 
 def project_list(*, actor: Actor, page: int, size: int, pinned: bool | None = None,
@@ -93,36 +127,46 @@ def project_list(*, actor: Actor, page: int, size: int, pinned: bool | None = No
     """A page of projects, most recently updated first, then by id; and the total. One
     hand-written query (the total rides along as a window count; a page past the end asks
     for the count alone)."""
-    pin = (f'EXISTS(SELECT 1 FROM "{Pin._meta.db_table}" pin '  # noqa: S608
-           'WHERE pin."project_id" = p."id" AND pin."actor_ref" = %s)')
-    where, params = ['p."organization_id" = %s'], [actor.organization_id]
-    if pinned is not None:
-        where.append(pin if pinned else f"NOT {pin}")
-        params.append(actor.ref)
-    if archived is not None:
-        where.append('p."archived" = %s')
-        params.append(archived)
-    if created_by is not None:
-        where.append('p."created_by" = %s')
-        params.append(created_by)
-    if query:
-        condition, value = icontains('p."name"', query)
-        where.append(condition)
-        params.append(value)
-    table = f'FROM "{Project._meta.db_table}" p WHERE {" AND ".join(where)}'
+    conditions, params = _project_conditions(actor_ref=actor.ref, pinned=pinned,
+                                             archived=archived, created_by=created_by,
+                                             query=query)
+    where = " AND ".join(['p."organization_id" = %s', *conditions])
+    params = [actor.organization_id, *params]
     rows = fetch_rows(
-        f"SELECT {select_list('p', _PROJECT_FIELDS)}, {pin}, COUNT(*) OVER () {table} "
-        'ORDER BY p."updated_at" DESC, p."id" ASC LIMIT %s OFFSET %s',
-        [actor.ref, *params, size, page * size], [*_PROJECT_FIELDS, None, None])
+        f"SELECT {_PROJECT_COLUMNS}, COUNT(*) OVER () FROM {_PROJECT_TABLE} "  # noqa: S608
+        f"WHERE {where} {_PROJECT_ORDER}",
+        [actor.ref, *params, size, page * size], _PAGE_ROW)
     if not rows:
-        total = fetch_row(f"SELECT COUNT(*) {table}", params, [None])[0] if page else 0
+        total = fetch_row(f"SELECT COUNT(*) FROM {_PROJECT_TABLE} WHERE {where}",  # noqa: S608
+                          params, _COUNT_ROW)[0] if page else 0
         return [], total
-    projects = []
-    for row in rows:
-        project = build(Project, _PROJECT_FIELDS, row[:-2])
-        project.is_pinned = bool(row[-2])
-        projects.append(project)
-    return projects, rows[0][-1]
+    return [_project_from_row(row[:-1]) for row in rows], rows[0][-1]
+
+
+def api_key_actor_and_project_page(
+        *, token: str, page: int, size: int, pinned: bool | None = None,
+        archived: bool | None = None, created_by: str | None = None, query: str | None = None,
+) -> tuple[Actor, tuple[list[Project], int] | None]:
+    """The actor of a bearer key (as accounts.selectors.api_key_actor) and the page of
+    project_list with its total, in one hand-written query: the key's organization's
+    projects joined to the key row. None for the page when it lies past the last one (no
+    row comes back then, so the key is read alone and project_list answers)."""
+    verified = api_key_token(token=token)
+    conditions, params = _project_conditions(actor_ref=verified.actor_ref, pinned=pinned,
+                                             archived=archived, created_by=created_by,
+                                             query=query)
+    joined = " AND ".join(['p."organization_id" = k."organization_id"', *conditions])
+    rows = reconnecting(lambda: fetch_rows(
+        f"SELECT {API_KEY_ROW_COLUMNS}, {_PROJECT_COLUMNS}, COUNT(p.\"id\") OVER () "  # noqa: S608
+        f"FROM {API_KEY_ROW_FROM} LEFT JOIN {_PROJECT_TABLE} ON {joined} "
+        f"WHERE {API_KEY_ROW_WHERE} {_PROJECT_ORDER}",
+        [verified.actor_ref, *params, verified.key_id, size, page * size], _KEY_AND_PAGE_ROW))
+    if not rows:
+        return api_key_actor(token=token), None
+    actor = api_key_actor_from_row(token=verified, row=rows[0][:_KEY_WIDTH])
+    projects = [_project_from_row(row[_KEY_WIDTH:-1]) for row in rows
+                if row[_KEY_WIDTH] is not None]
+    return actor, (projects, rows[0][-1])
 
 
 def pin_list(*, actor: Actor) -> list[Pin]:

@@ -6,7 +6,9 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.selectors import api_key_actor
 from archsvc.api.body import read_body
+from archsvc.api.errors import BadRequest
 from archsvc.api.pagination import page_envelope
 from archsvc.api.params import query_bool, query_int, query_text
 from archsvc.api.schema import error_responses
@@ -27,7 +29,35 @@ PROJECT_ID = OpenApiParameter("projectId", OpenApiTypes.STR, OpenApiParameter.PA
                               pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$")
 
 
+def _list_query(request) -> dict:
+    """The page and filters of GET /v1/projects; BadRequest naming a malformed one."""
+    return {
+        "page": query_int(request, "page", default=0, minimum=0, maximum=10_000_000),
+        "size": query_int(request, "size", default=20, minimum=1, maximum=100),
+        "pinned": query_bool(request, "pinned"), "archived": query_bool(request, "archived"),
+        "created_by": query_text(request, "createdBy", max_length=254),
+        "query": query_text(request, "query"),
+    }
+
+
 class ProjectListView(APIView):
+    _key_read = None  # (actor, query, (projects, total)) when a bearer key read the page
+
+    def actor_for_api_key(self, request, token: str):
+        """Called by accounts.authentication.ApiKeyAuthentication: a read of the list with a
+        bearer key reads the key and the page in one query (a malformed query is answered
+        by the view, after authentication)."""
+        if request.method != "GET":
+            return api_key_actor(token=token)
+        try:
+            query = _list_query(request)
+        except BadRequest:
+            return api_key_actor(token=token)
+        actor, page = selectors.api_key_actor_and_project_page(token=token, **query)
+        if page is not None:
+            self._key_read = (actor, query, page)
+        return actor
+
     @extend_schema(
         operation_id="listProjects", tags=["projects"],
         parameters=[
@@ -40,16 +70,15 @@ class ProjectListView(APIView):
         responses={200: ProjectPageSerializer, **error_responses(400)},
     )
     def get(self, request):
-        page = query_int(request, "page", default=0, minimum=0, maximum=10_000_000)
-        size = query_int(request, "size", default=20, minimum=1, maximum=100)
-        projects, total = selectors.project_list(
-            actor=request.user, page=page, size=size,
-            pinned=query_bool(request, "pinned"), archived=query_bool(request, "archived"),
-            created_by=query_text(request, "createdBy", max_length=254),
-            query=query_text(request, "query"),
-        )
+        query = _list_query(request)
+        read = self._key_read
+        if read is not None and read[0] is request.user and read[1] == query:
+            projects, total = read[2]
+        else:
+            projects, total = selectors.project_list(actor=request.user, **query)
         data = [project_json(p, actor=request.user) for p in projects]
-        return Response(page_envelope(data=data, page=page, size=size, total=total))
+        return Response(page_envelope(data=data, page=query["page"], size=query["size"],
+                                      total=total))
 
     @extend_schema(operation_id="createProject", tags=["projects"],
                    request=ProjectCreateSerializer,
