@@ -61,7 +61,8 @@ _KEY_AND_PROJECT_SQL = (
 )
 _KEY_AND_PROJECT_ROW = Columns([*API_KEY_ROW_FIELDS, *_PROJECT_FIELDS, None])
 _PAGE_ROW = Columns([*_PROJECT_FIELDS, None, None])
-_KEY_AND_PAGE_ROW = Columns([*API_KEY_ROW_FIELDS, *_PROJECT_FIELDS, None, None])
+_KEY_ROW = Columns(API_KEY_ROW_FIELDS)
+_PAGE_ITEM = Columns([*_PROJECT_FIELDS, None, None])  # a page row after the key's columns
 _COUNT_ROW = Columns([None])
 _KEY_WIDTH = len(API_KEY_ROW_FIELDS)
 
@@ -160,13 +161,13 @@ def api_key_actor_and_project_page(
         f"SELECT {API_KEY_ROW_COLUMNS}, {_PROJECT_COLUMNS}, COUNT(p.\"id\") OVER () "  # noqa: S608
         f"FROM {API_KEY_ROW_FROM} LEFT JOIN {_PROJECT_TABLE} ON {joined} "
         f"WHERE {API_KEY_ROW_WHERE} {_PROJECT_ORDER}",
-        [verified.actor_ref, *params, verified.key_id, size, page * size], _KEY_AND_PAGE_ROW))
+        [verified.actor_ref, *params, verified.key_id, size, page * size], None))
     if not rows:
         return api_key_actor(token=token), None
-    actor = api_key_actor_from_row(token=verified, row=rows[0][:_KEY_WIDTH])
-    projects = [_project_from_row(row[_KEY_WIDTH:-1]) for row in rows
-                if row[_KEY_WIDTH] is not None]
-    return actor, (projects, rows[0][-1])
+    # Every row repeats the key's columns: they are converted once, from the first.
+    actor = api_key_actor_from_row(token=verified, row=_KEY_ROW.convert(rows[0][:_KEY_WIDTH]))
+    items = [_PAGE_ITEM.convert(row[_KEY_WIDTH:]) for row in rows if row[_KEY_WIDTH] is not None]
+    return actor, ([_project_from_row(item[:-1]) for item in items], rows[0][-1])
 
 
 def pin_list(*, actor: Actor) -> list[Pin]:
