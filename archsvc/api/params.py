@@ -68,7 +68,8 @@ def query_at(request) -> datetime | None:
 
 
 def iso(value: datetime | None) -> str | None:
-    """Every date-time in a response: UTC, microseconds, `Z` (CONTRACT 7)."""
+    """Every date-time in a response: UTC, microseconds, `Z` (CONTRACT 7); four-digit years
+    (strftime's %Y writes the year 999 as `999`, which is not RFC 3339)."""
     if value is None:
         return None
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return value.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"

@@ -317,6 +317,14 @@ def test_current_svg_header_shows_the_project_name_and_current_state(api, chain)
     assert texts["when"].startswith("Current state")
 
 
+def test_an_early_at_is_echoed_with_a_four_digit_year(api, project):
+    """RFC 3339 years have four digits: the year 999 is `0999`, not `999`."""
+    new_service(api, project, {"name": "Orders"})
+    graph = graph_json(api, project, at="0999-05-01T00:00:00Z")
+    assert graph["at"] == "0999-05-01T00:00:00.000000Z"
+    assert graph["nodes"] == []
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("at", ["yesterday", "2024-13-01T00:00:00Z", "2024-01-01T25:00:00",
                                 "1"])
