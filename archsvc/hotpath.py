@@ -149,9 +149,6 @@ class Columns:
         self.fields = tuple(fields)
         self._plan: list | None = None
 
-    def __len__(self) -> int:
-        return len(self.fields)
-
     def convert(self, row: Sequence) -> list:
         plan = self._plan
         if plan is None:

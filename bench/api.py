@@ -11,7 +11,7 @@ endpoint is measured in rounds bracketed by the ceiling (ceiling, endpoint, ceil
 endpoint, ..., ceiling): each of its runs is compared with the mean of the two ceiling runs
 around it, and the median of those shares is its figure.
 
-    .venv/bin/python bench/api.py                       # 3 rounds of 5 s per endpoint
+    .venv/bin/python bench/api.py                       # 5 rounds of 4 s per endpoint
     .venv/bin/python bench/api.py --quick --no-write    # 2 rounds of 2 s, docs untouched
 
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres; database archsvc_apibench is dropped and
@@ -228,8 +228,8 @@ def measure(url: str, token: str | None, ceiling_url: str, rounds: int, duration
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--duration", type=int, default=5, help="seconds per run")
-    parser.add_argument("--rounds", type=int, default=3, help="runs per endpoint")
+    parser.add_argument("--duration", type=int, default=4, help="seconds per run")
+    parser.add_argument("--rounds", type=int, default=5, help="runs per endpoint")
     parser.add_argument("--quick", action="store_true", help="2 rounds of 2 s")
     parser.add_argument("--no-write", action="store_true", help="do not update the docs")
     args = parser.parse_args()

@@ -28,8 +28,9 @@ MIXED = [("list", 10), ("services", 18), ("graph", 15), ("svg", 15), ("history",
 WRITES = {"create", "update", "delete"}
 EXPECTED = {"create": 200, "update": 200, "delete": 204}
 
-# gunicorn reads gunicorn.conf.py from its working directory, whose workers recycle every
-# ~2000 requests: off here, or a leak would be hidden (and RSS compared across processes).
+# gunicorn reads gunicorn.conf.py from its working directory; recycling stays off here even
+# if a deployment turns it on there, or a leak would be hidden (and RSS compared across
+# processes).
 LOAD_ENV = {"RATE_LIMIT_ENABLED": "0", "GUNICORN_MAX_REQUESTS": "0"}
 
 
