@@ -144,3 +144,17 @@ def test_key_without_exp_has_no_exp_claim(factory, org):
     claims = jwt.decode(factory.key(org), options={"verify_signature": False})
     assert "exp" not in claims
     assert set(claims) == {"iss", "jti", "org", "iat"}
+
+
+def test_token_checked_once_is_still_refused_when_it_expires(org, route):
+    """Each worker keeps tokens it has verified; expiry is still checked at every use. The
+    key's row has no expiry here, so only the token's `exp` can refuse it."""
+    import time
+
+    key = ApiKey.objects.create(organization=org, name="short")
+    expires = timezone.now().replace(microsecond=0) + timedelta(seconds=2)
+    token = api_key_token_encode(key_id=str(key.pk), org_id=org.pk, issued_at=timezone.now(),
+                                 expires_at=expires)
+    assert bearer(token).get(route).status_code == 200
+    time.sleep(max(0.0, (expires - timezone.now()).total_seconds()) + 0.1)
+    assert_unauthorized(bearer(token).get(route))
