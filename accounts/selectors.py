@@ -28,7 +28,7 @@ API_KEY_ROW_FROM = (f'"{ApiKey._meta.db_table}" k JOIN "{Organization._meta.db_t
 API_KEY_ROW_WHERE = 'k."id" = %s'
 _API_KEY_SQL = (f"SELECT {API_KEY_ROW_COLUMNS} FROM {API_KEY_ROW_FROM} "  # noqa: S608
                 f"WHERE {API_KEY_ROW_WHERE}")
-_API_KEY_ROW = Columns(API_KEY_ROW_FIELDS)
+API_KEY_ROW = Columns(API_KEY_ROW_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def api_key_actor(*, token: str) -> Actor:
     revoked, deleted, or of another organization than it claims. One hand-written query
     (archsvc/hotpath.py): every API request makes it."""
     verified = api_key_token(token=token)
-    row = reconnecting(lambda: fetch_row(_API_KEY_SQL, [verified.key_id], _API_KEY_ROW))
+    row = reconnecting(lambda: fetch_row(_API_KEY_SQL, [verified.key_id], API_KEY_ROW))
     return api_key_actor_from_row(token=verified, row=row)
 
 

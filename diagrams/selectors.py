@@ -10,6 +10,7 @@ from django.utils import timezone
 from accounts.actors import Actor
 from accounts.models import Organization
 from accounts.selectors import (
+    API_KEY_ROW,
     API_KEY_ROW_COLUMNS,
     API_KEY_ROW_FIELDS,
     API_KEY_ROW_FROM,
@@ -48,7 +49,7 @@ _PIN_EXISTS = (f'EXISTS(SELECT 1 FROM "{Pin._meta.db_table}" pin '  # noqa: S608
 _PROJECT_COLUMNS = f"{select_list('p', _PROJECT_FIELDS)}, {_PIN_EXISTS}"
 _PROJECT_TABLE = f'"{Project._meta.db_table}" p'
 _PROJECT_ORDER = 'ORDER BY p."updated_at" DESC, p."id" ASC LIMIT %s OFFSET %s'
-# Statements are named for model metadata; every value is a parameter.
+# Names come from model metadata; every value is a parameter.
 _PROJECT_SQL = (f"SELECT {_PROJECT_COLUMNS} FROM {_PROJECT_TABLE} "  # noqa: S608
                 'WHERE p."id" = %s AND p."organization_id" = %s')
 _PROJECT_ROW = Columns([*_PROJECT_FIELDS, None])
@@ -60,9 +61,7 @@ _KEY_AND_PROJECT_SQL = (
     f"WHERE {API_KEY_ROW_WHERE}"
 )
 _KEY_AND_PROJECT_ROW = Columns([*API_KEY_ROW_FIELDS, *_PROJECT_FIELDS, None])
-_PAGE_ROW = Columns([*_PROJECT_FIELDS, None, None])
-_KEY_ROW = Columns(API_KEY_ROW_FIELDS)
-_PAGE_ITEM = Columns([*_PROJECT_FIELDS, None, None])  # a page row after the key's columns
+_PAGE_ROW = Columns([*_PROJECT_FIELDS, None, None])  # a project, its pin, the total
 _COUNT_ROW = Columns([None])
 _KEY_WIDTH = len(API_KEY_ROW_FIELDS)
 
@@ -165,8 +164,8 @@ def api_key_actor_and_project_page(
     if not rows:
         return api_key_actor(token=token), None
     # Every row repeats the key's columns: they are converted once, from the first.
-    actor = api_key_actor_from_row(token=verified, row=_KEY_ROW.convert(rows[0][:_KEY_WIDTH]))
-    items = [_PAGE_ITEM.convert(row[_KEY_WIDTH:]) for row in rows if row[_KEY_WIDTH] is not None]
+    actor = api_key_actor_from_row(token=verified, row=API_KEY_ROW.convert(rows[0][:_KEY_WIDTH]))
+    items = [_PAGE_ROW.convert(row[_KEY_WIDTH:]) for row in rows if row[_KEY_WIDTH] is not None]
     return actor, ([_project_from_row(item[:-1]) for item in items], rows[0][-1])
 
 

@@ -70,11 +70,11 @@ class ProjectListView(APIView):
         responses={200: ProjectPageSerializer, **error_responses(400)},
     )
     def get(self, request):
-        query = _list_query(request)
         read = self._key_read
-        if read is not None and read[0] is request.user and read[1] == query:
-            projects, total = read[2]
+        if read is not None and read[0] is request.user:
+            query, (projects, total) = read[1], read[2]  # parsed and read with the key
         else:
+            query = _list_query(request)
             projects, total = selectors.project_list(actor=request.user, **query)
         data = [project_json(p, actor=request.user) for p in projects]
         return Response(page_envelope(data=data, page=query["page"], size=query["size"],
