@@ -53,16 +53,22 @@ class Factory:
         slug = slug or f"org-{self._count}"
         return Organization.objects.create(slug=slug, name=slug.title())
 
-    def member(self, org: Organization, email: str | None = None, role: str = "member",
-               password: str = "correct-horse-battery") -> Membership:
+    def member(
+        self,
+        org: Organization,
+        email: str | None = None,
+        role: str = "member",
+        password: str = "correct-horse-battery",
+    ) -> Membership:
         self._count += 1
         email = email or f"user{self._count}@example.com"
         return member_create(email=email, org_slug=org.slug, role=role, password=password)
 
     def key(self, org: Organization, name: str | None = None, permissions=()) -> str:
         self._count += 1
-        _, token = api_key_create(organization=org, name=name or f"key-{self._count}",
-                                  permissions=list(permissions))
+        _, token = api_key_create(
+            organization=org, name=name or f"key-{self._count}", permissions=list(permissions)
+        )
         return token
 
     def key_client(self, org: Organization, name: str | None = None, permissions=()) -> Client:
@@ -91,11 +97,18 @@ def api(factory, org) -> Client:
 
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"]
-requires_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                                       reason="Debian's chromium is not installed")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+requires_chromium = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed"
+)
 
 
 @pytest.fixture(scope="module")

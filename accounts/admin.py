@@ -42,8 +42,7 @@ class MembershipAdmin(admin.ModelAdmin):
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ["name", "organization", "permissions", "created_at", "expires_at",
-                    "revoked_at"]
+    list_display = ["name", "organization", "permissions", "created_at", "expires_at", "revoked_at"]
     list_filter = ["revoked_at"]
     search_fields = ["name", "organization__slug"]
     readonly_fields = ["id", "created_at"]

@@ -14,6 +14,8 @@ class SignupForm(forms.Form):
         max_length=200, widget=forms.PasswordInput, help_text="At least 8 characters."
     )
     organization = forms.CharField(
-        max_length=100, min_length=2, label="Organization name",
+        max_length=100,
+        min_length=2,
+        label="Organization name",
         help_text="Your team or company; you can invite others later.",
     )

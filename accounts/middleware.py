@@ -12,8 +12,13 @@ SESSION_COOKIE = "__session"
 
 def set_session_cookie(response, token: str) -> None:
     response.set_cookie(
-        SESSION_COOKIE, token, max_age=settings.SESSION_IDLE_SECONDS, httponly=True,
-        samesite="Lax", secure=settings.HTTPS, path="/",
+        SESSION_COOKIE,
+        token,
+        max_age=settings.SESSION_IDLE_SECONDS,
+        httponly=True,
+        samesite="Lax",
+        secure=settings.HTTPS,
+        path="/",
     )
 
 

@@ -14,8 +14,10 @@ from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from accounts.tokens import InvalidToken, api_key_token_decode, session_token_decode
 from archsvc.hotpath import Columns, build, fetch_row, param, reconnecting, select_list
 
-_KEY_FIELDS = [ApiKey._meta.get_field(name) for name in
-               ("id", "organization", "name", "permissions", "expires_at", "revoked_at")]
+_KEY_FIELDS = [
+    ApiKey._meta.get_field(name)
+    for name in ("id", "organization", "name", "permissions", "expires_at", "revoked_at")
+]
 _ORG_FIELDS = Organization._meta.concrete_fields
 
 # The key behind a bearer token with its organization, as parts another hot-path statement
@@ -23,11 +25,15 @@ _ORG_FIELDS = Organization._meta.concrete_fields
 # every value a parameter.
 API_KEY_ROW_FIELDS = [*_KEY_FIELDS, *_ORG_FIELDS]
 API_KEY_ROW_COLUMNS = f"{select_list('k', _KEY_FIELDS)}, {select_list('o', _ORG_FIELDS)}"
-API_KEY_ROW_FROM = (f'"{ApiKey._meta.db_table}" k JOIN "{Organization._meta.db_table}" o '
-                    'ON o."id" = k."organization_id"')
+API_KEY_ROW_FROM = (
+    f'"{ApiKey._meta.db_table}" k JOIN "{Organization._meta.db_table}" o '
+    'ON o."id" = k."organization_id"'
+)
 API_KEY_ROW_WHERE = 'k."id" = %s'
-_API_KEY_SQL = (f"SELECT {API_KEY_ROW_COLUMNS} FROM {API_KEY_ROW_FROM} "  # noqa: S608
-                f"WHERE {API_KEY_ROW_WHERE}")
+_API_KEY_SQL = (
+    f"SELECT {API_KEY_ROW_COLUMNS} FROM {API_KEY_ROW_FROM} "  # noqa: S608
+    f"WHERE {API_KEY_ROW_WHERE}"
+)
 API_KEY_ROW = Columns(API_KEY_ROW_FIELDS)
 
 
@@ -48,16 +54,17 @@ def api_key_token(*, token: str) -> ApiKeyToken:
         key_uuid = uuid.UUID(str(claims["jti"]))
     except (ValueError, TypeError, AttributeError) as exc:
         raise InvalidToken() from exc
-    return ApiKeyToken(claims=claims, key_id=param(ApiKey, "id", key_uuid),
-                       actor_ref=f"key:{key_uuid}")
+    return ApiKeyToken(
+        claims=claims, key_id=param(ApiKey, "id", key_uuid), actor_ref=f"key:{key_uuid}"
+    )
 
 
 def api_key_actor_from_row(*, token: ApiKeyToken, row: list | None) -> Actor:
     """The actor of a row of API_KEY_ROW_FIELDS found for `token`, or InvalidToken."""
     if row is None:
         raise InvalidToken()
-    key = build(ApiKey, _KEY_FIELDS, row[:len(_KEY_FIELDS)])
-    key.organization = build(Organization, _ORG_FIELDS, row[len(_KEY_FIELDS):])
+    key = build(ApiKey, _KEY_FIELDS, row[: len(_KEY_FIELDS)])
+    key.organization = build(Organization, _ORG_FIELDS, row[len(_KEY_FIELDS) :])
     if str(key.organization_id) != str(token.claims["org"]) or not key.is_active:
         raise InvalidToken()
     return actor_for_api_key(key)
@@ -78,15 +85,19 @@ def session_lookup(*, token: str) -> AuthSession:
     claims = session_token_decode(token)
     idle_since = timezone.now() - timedelta(seconds=settings.SESSION_IDLE_SECONDS)
     try:
-        session = reconnecting(lambda: AuthSession.objects.select_related(
-            "membership__user", "membership__organization"
-        ).get(pk=claims["sid"], ended_at__isnull=True, last_seen_at__gt=idle_since))
+        session = reconnecting(
+            lambda: AuthSession.objects.select_related(
+                "membership__user", "membership__organization"
+            ).get(pk=claims["sid"], ended_at__isnull=True, last_seen_at__gt=idle_since)
+        )
     except (AuthSession.DoesNotExist, ValueError, TypeError) as exc:
         raise InvalidToken() from exc
     membership = session.membership
-    if (str(membership.user_id) != str(claims["sub"])
-            or str(membership.organization_id) != str(claims["org"])
-            or not membership.user.is_active):
+    if (
+        str(membership.user_id) != str(claims["sub"])
+        or str(membership.organization_id) != str(claims["org"])
+        or not membership.user.is_active
+    ):
         raise InvalidToken()
     return session
 

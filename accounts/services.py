@@ -41,8 +41,9 @@ def user_signup(*, email: str, password: str, organization_name: str) -> Members
 
 
 @transaction.atomic
-def member_create(*, email: str, org_slug: str, role: str = Membership.ROLE_MEMBER,
-                  password: str | None = None) -> Membership:
+def member_create(
+    *, email: str, org_slug: str, role: str = Membership.ROLE_MEMBER, password: str | None = None
+) -> Membership:
     """For operators: make the organization and the user when missing, then the membership
     (its role is set to `role` when it exists already)."""
     if role not in dict(Membership.ROLES):
@@ -70,8 +71,12 @@ def session_start(*, membership: Membership) -> str:
     """A new server-side session and the `__session` JWT that names it."""
     now = timezone.now()
     session = AuthSession.objects.create(membership=membership, created_at=now, last_seen_at=now)
-    return session_token_encode(user_id=membership.user_id, org_id=membership.organization_id,
-                                session_id=str(session.pk), now=now)
+    return session_token_encode(
+        user_id=membership.user_id,
+        org_id=membership.organization_id,
+        session_id=str(session.pk),
+        now=now,
+    )
 
 
 def session_touch(*, session: AuthSession) -> str:
@@ -79,19 +84,26 @@ def session_touch(*, session: AuthSession) -> str:
     now = timezone.now()
     AuthSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(last_seen_at=now)
     membership = session.membership
-    return session_token_encode(user_id=membership.user_id, org_id=membership.organization_id,
-                                session_id=str(session.pk), now=now)
+    return session_token_encode(
+        user_id=membership.user_id,
+        org_id=membership.organization_id,
+        session_id=str(session.pk),
+        now=now,
+    )
 
 
 def session_end(*, session_id: str) -> None:
     """Log-out: the session row is ended, so its cookie is refused everywhere at once."""
-    AuthSession.objects.filter(pk=session_id, ended_at__isnull=True).update(
-        ended_at=timezone.now()
-    )
+    AuthSession.objects.filter(pk=session_id, ended_at__isnull=True).update(ended_at=timezone.now())
 
 
-def api_key_create(*, organization: Organization, name: str, permissions: list[str],
-                   expires_in_days: int | None = None) -> tuple[ApiKey, str]:
+def api_key_create(
+    *,
+    organization: Organization,
+    name: str,
+    permissions: list[str],
+    expires_in_days: int | None = None,
+) -> tuple[ApiKey, str]:
     """A new API key and its JWT, which is shown once and never stored."""
     name = name.strip()
     if not name or len(name) > 100:
@@ -106,13 +118,17 @@ def api_key_create(*, organization: Organization, name: str, permissions: list[s
     try:
         with transaction.atomic():
             key = ApiKey.objects.create(
-                organization=organization, name=name, permissions=sorted(set(permissions)),
-                created_at=now, expires_at=expires_at,
+                organization=organization,
+                name=name,
+                permissions=sorted(set(permissions)),
+                created_at=now,
+                expires_at=expires_at,
             )
     except IntegrityError as exc:
         raise ResourceAlreadyExists("An active API key with this name exists.") from exc
-    token = api_key_token_encode(key_id=str(key.pk), org_id=organization.pk, issued_at=now,
-                                 expires_at=expires_at)
+    token = api_key_token_encode(
+        key_id=str(key.pk), org_id=organization.pk, issued_at=now, expires_at=expires_at
+    )
     return key, token
 
 
@@ -140,8 +156,11 @@ def _role_checked(role: str) -> str:
 def _membership_of_org(actor, membership_id) -> Membership:
     """The organization's membership, locked; another organization's answers as missing."""
     try:
-        return Membership.objects.select_for_update().select_related("user").get(
-            pk=int(membership_id), organization_id=actor.organization_id)
+        return (
+            Membership.objects.select_for_update()
+            .select_related("user")
+            .get(pk=int(membership_id), organization_id=actor.organization_id)
+        )
     except (Membership.DoesNotExist, ValueError, TypeError) as exc:
         raise NotFound("No such member in this organization.") from exc
 
@@ -149,9 +168,11 @@ def _membership_of_org(actor, membership_id) -> Membership:
 def _other_admins_exist(membership: Membership) -> bool:
     # Lock every admin row of the organization so two admins removing each other at once
     # cannot both succeed and leave it without one.
-    admins = list(Membership.objects.select_for_update().filter(
-        organization_id=membership.organization_id, role=Membership.ROLE_ADMIN
-    ).values_list("pk", flat=True))
+    admins = list(
+        Membership.objects.select_for_update()
+        .filter(organization_id=membership.organization_id, role=Membership.ROLE_ADMIN)
+        .values_list("pk", flat=True)
+    )
     return any(pk != membership.pk for pk in admins)
 
 
@@ -175,11 +196,11 @@ def membership_add(*, actor, email: str, role: str = Membership.ROLE_MEMBER) -> 
         raise ResourceAlreadyExists(f"{email} is already a member of this organization.")
     try:
         with transaction.atomic():
-            return Membership.objects.create(user=user, organization_id=actor.organization_id,
-                                             role=role)
+            return Membership.objects.create(
+                user=user, organization_id=actor.organization_id, role=role
+            )
     except IntegrityError as exc:  # added concurrently
-        raise ResourceAlreadyExists(
-            f"{email} is already a member of this organization.") from exc
+        raise ResourceAlreadyExists(f"{email} is already a member of this organization.") from exc
 
 
 @transaction.atomic
@@ -191,8 +212,9 @@ def membership_set_role(*, actor, membership_id, role: str) -> Membership:
     if membership.role == role:
         return membership
     if membership.role == Membership.ROLE_ADMIN and not _other_admins_exist(membership):
-        raise BadRequest("The organization needs at least one admin; make someone else "
-                         "admin first.")
+        raise BadRequest(
+            "The organization needs at least one admin; make someone else admin first."
+        )
     membership.role = role
     membership.save(update_fields=["role"])
     return membership
@@ -205,7 +227,8 @@ def membership_remove(*, actor, membership_id) -> Membership:
     _admin_required(actor)
     membership = _membership_of_org(actor, membership_id)
     if membership.role == Membership.ROLE_ADMIN and not _other_admins_exist(membership):
-        raise BadRequest("The organization needs at least one admin; the last one cannot "
-                         "be removed.")
+        raise BadRequest(
+            "The organization needs at least one admin; the last one cannot be removed."
+        )
     membership.delete()
     return membership

@@ -51,31 +51,43 @@ def settings_index(request):
         return _login_redirect(request)
     organization = actor.organization
     plan = plan_of(subscription_get(organization=organization))
-    return render(request, "settings/index.html", {
-        "section": "overview",
-        "member_count": Membership.objects.filter(organization=organization).count(),
-        "key_count": _active_keys(actor).count(),
-        "plan": plan,
-    })
+    return render(
+        request,
+        "settings/index.html",
+        {
+            "section": "overview",
+            "member_count": Membership.objects.filter(organization=organization).count(),
+            "key_count": _active_keys(actor).count(),
+            "plan": plan,
+        },
+    )
 
 
 # --- members ----------------------------------------------------------------------------------
 
 
 def _members_page(request, actor, *, message=None, error=None, status=200, form=None):
-    memberships = (Membership.objects.filter(organization_id=actor.organization_id)
-                   .select_related("user").order_by("created_at", "id"))
+    memberships = (
+        Membership.objects.filter(organization_id=actor.organization_id)
+        .select_related("user")
+        .order_by("created_at", "id")
+    )
     admin_count = sum(1 for m in memberships if m.role == Membership.ROLE_ADMIN)
-    return render(request, "settings/members.html", {
-        "section": "members",
-        "memberships": memberships,
-        "admin_count": admin_count,
-        "roles": [role for role, _ in Membership.ROLES],
-        "is_admin": actor.is_admin,
-        "message": message,
-        "error": error,
-        "form": form or {"email": "", "role": Membership.ROLE_MEMBER},
-    }, status=status)
+    return render(
+        request,
+        "settings/members.html",
+        {
+            "section": "members",
+            "memberships": memberships,
+            "admin_count": admin_count,
+            "roles": [role for role, _ in Membership.ROLES],
+            "is_admin": actor.is_admin,
+            "message": message,
+            "error": error,
+            "form": form or {"email": "", "role": Membership.ROLE_MEMBER},
+        },
+        status=status,
+    )
 
 
 @never_cache
@@ -90,19 +102,24 @@ def members_view(request):
     form = None
     try:
         if action == "add":
-            form = {"email": request.POST.get("email", "").strip(),
-                    "role": request.POST.get("role", Membership.ROLE_MEMBER)}
+            form = {
+                "email": request.POST.get("email", "").strip(),
+                "role": request.POST.get("role", Membership.ROLE_MEMBER),
+            }
             membership = membership_add(actor=actor, email=form["email"], role=form["role"])
             form = None
             message = f"{membership.user.email} is now a member ({membership.role})."
         elif action == "role":
-            membership = membership_set_role(actor=actor,
-                                             membership_id=request.POST.get("membership"),
-                                             role=request.POST.get("role", ""))
+            membership = membership_set_role(
+                actor=actor,
+                membership_id=request.POST.get("membership"),
+                role=request.POST.get("role", ""),
+            )
             message = f"{membership.user.email} is now {membership.role}."
         elif action == "remove":
-            membership = membership_remove(actor=actor,
-                                           membership_id=request.POST.get("membership"))
+            membership = membership_remove(
+                actor=actor, membership_id=request.POST.get("membership")
+            )
             if membership.user_id == actor.user_id:
                 # The actor removed themselves: their session went with the membership.
                 return redirect("/accounts/login/")
@@ -110,8 +127,7 @@ def members_view(request):
         else:
             raise NotFound("Unknown action.")
     except ApiError as error:
-        return _members_page(request, actor, error=error.message, status=error.status,
-                             form=form)
+        return _members_page(request, actor, error=error.message, status=error.status, form=form)
     return _members_page(request, actor, message=message)
 
 
@@ -122,23 +138,28 @@ def _active_keys(actor):
     now = timezone.now()
     return ApiKey.objects.filter(
         Q(expires_at__isnull=True) | Q(expires_at__gt=now),
-        organization_id=actor.organization_id, revoked_at__isnull=True,
+        organization_id=actor.organization_id,
+        revoked_at__isnull=True,
     ).order_by("name")
 
 
-def _keys_page(request, actor, *, message=None, error=None, status=200, new_key=None,
-               form=None):
-    return render(request, "settings/api_keys.html", {
-        "section": "api_keys",
-        "keys": _active_keys(actor),
-        "permissions": ApiKey.PERMISSIONS,
-        "can_manage": actor.is_admin,
-        "message": message,
-        "error": error,
-        "new_key": new_key,
-        "form": form or {"name": "", "permissions": [], "expires_in_days": ""},
-        "max_expiry_days": MAX_EXPIRY_DAYS,
-    }, status=status)
+def _keys_page(request, actor, *, message=None, error=None, status=200, new_key=None, form=None):
+    return render(
+        request,
+        "settings/api_keys.html",
+        {
+            "section": "api_keys",
+            "keys": _active_keys(actor),
+            "permissions": ApiKey.PERMISSIONS,
+            "can_manage": actor.is_admin,
+            "message": message,
+            "error": error,
+            "new_key": new_key,
+            "form": form or {"name": "", "permissions": [], "expires_in_days": ""},
+            "max_expiry_days": MAX_EXPIRY_DAYS,
+        },
+        status=status,
+    )
 
 
 def _expiry_days(raw: str) -> int | None:
@@ -150,8 +171,10 @@ def _expiry_days(raw: str) -> int | None:
     except ValueError:
         days = 0
     if not 1 <= days <= MAX_EXPIRY_DAYS:
-        raise BadRequest(f"Expiry must be a whole number of days from 1 to {MAX_EXPIRY_DAYS}, "
-                       "or empty for a key that does not expire.")
+        raise BadRequest(
+            f"Expiry must be a whole number of days from 1 to {MAX_EXPIRY_DAYS}, "
+            "or empty for a key that does not expire."
+        )
     return days
 
 
@@ -169,20 +192,26 @@ def api_keys_view(request):
         if not actor.is_admin:
             raise Forbidden("Only an admin of the organization can create or revoke API keys.")
         if action == "create":
-            form = {"name": request.POST.get("name", ""),
-                    "permissions": request.POST.getlist("permissions"),
-                    "expires_in_days": request.POST.get("expires_in_days", "")}
-            key, token = api_key_create(organization=actor.organization, name=form["name"],
-                                        permissions=form["permissions"],
-                                        expires_in_days=_expiry_days(form["expires_in_days"]))
+            form = {
+                "name": request.POST.get("name", ""),
+                "permissions": request.POST.getlist("permissions"),
+                "expires_in_days": request.POST.get("expires_in_days", ""),
+            }
+            key, token = api_key_create(
+                organization=actor.organization,
+                name=form["name"],
+                permissions=form["permissions"],
+                expires_in_days=_expiry_days(form["expires_in_days"]),
+            )
             return _keys_page(request, actor, new_key={"key": key, "token": token})
         if action == "revoke":
             key = _active_keys(actor).filter(pk=_uuid_or_none(request.POST.get("key"))).first()
             if key is None:
                 raise NotFound("No such active API key in this organization.")
             api_key_revoke(organization=actor.organization, name=key.name)
-            return _keys_page(request, actor,
-                              message=f"The key “{key.name}” is revoked; it no longer works.")
+            return _keys_page(
+                request, actor, message=f"The key “{key.name}” is revoked; it no longer works."
+            )
         raise NotFound("Unknown action.")
     except ApiError as error:
         return _keys_page(request, actor, error=error.message, status=error.status, form=form)
@@ -203,18 +232,23 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
     subscription = subscription_get(organization=organization)
     plan = plan_of(subscription)
     limits = limits_get(organization=organization)
-    return render(request, "settings/billing.html", {
-        "section": "billing",
-        "subscription": subscription,
-        "plan": plan,
-        "plan_credits": plan_limits(plan=plan)["ai_credits"],
-        "limits": limits,
-        "credits": ai_credits_current(organization=organization),
-        "can_manage": actor.can_manage_billing(),
-        "cycles": ["monthly", "annual"],
-        "message": message,
-        "error": error,
-    }, status=status)
+    return render(
+        request,
+        "settings/billing.html",
+        {
+            "section": "billing",
+            "subscription": subscription,
+            "plan": plan,
+            "plan_credits": plan_limits(plan=plan)["ai_credits"],
+            "limits": limits,
+            "credits": ai_credits_current(organization=organization),
+            "can_manage": actor.can_manage_billing(),
+            "cycles": ["monthly", "annual"],
+            "message": message,
+            "error": error,
+        },
+        status=status,
+    )
 
 
 @never_cache
@@ -230,8 +264,9 @@ def billing_view(request):
         subscription = subscription_switch_cycle(actor=actor, cycle=cycle)
     except ApiError as error:
         return _billing_page(request, actor, error=error.message, status=error.status)
-    return _billing_page(request, actor,
-                         message=f"The subscription is billed {subscription.billing_cycle}.")
+    return _billing_page(
+        request, actor, message=f"The subscription is billed {subscription.billing_cycle}."
+    )
 
 
 @never_cache

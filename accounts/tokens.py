@@ -54,9 +54,14 @@ def _verified(token: str, key: bytes, issuer: str, typ: str, required: tuple) ->
     header = jwt.get_unverified_header(token)
     if header.get("alg") != ALGORITHM or header.get("typ") != typ:
         raise InvalidToken()
-    claims = jwt.decode(token, key, algorithms=[ALGORITHM], issuer=issuer, leeway=0,
-                        options={"require": list(required), "verify_signature": True,
-                                 "verify_exp": False})
+    claims = jwt.decode(
+        token,
+        key,
+        algorithms=[ALGORITHM],
+        issuer=issuer,
+        leeway=0,
+        options={"require": list(required), "verify_signature": True, "verify_exp": False},
+    )
     if "exp" in claims:
         int(claims["exp"])  # a malformed expiry is refused here (ValueError, TypeError, ...)
     return claims
@@ -75,19 +80,34 @@ def session_token_encode(*, user_id: int, org_id: int, session_id: str, now: dat
 
 
 def session_token_decode(token: str) -> dict:
-    return _decode(token, purpose="session", issuer=SESSION_ISSUER, typ=SESSION_TYP,
-                   required=["iss", "sub", "org", "sid", "iat", "exp"])
+    return _decode(
+        token,
+        purpose="session",
+        issuer=SESSION_ISSUER,
+        typ=SESSION_TYP,
+        required=["iss", "sub", "org", "sid", "iat", "exp"],
+    )
 
 
-def api_key_token_encode(*, key_id: str, org_id: int, issued_at: datetime,
-                         expires_at: datetime | None) -> str:
-    payload = {"iss": API_KEY_ISSUER, "jti": key_id, "org": str(org_id),
-               "iat": int(issued_at.timestamp())}
+def api_key_token_encode(
+    *, key_id: str, org_id: int, issued_at: datetime, expires_at: datetime | None
+) -> str:
+    payload = {
+        "iss": API_KEY_ISSUER,
+        "jti": key_id,
+        "org": str(org_id),
+        "iat": int(issued_at.timestamp()),
+    }
     if expires_at is not None:
         payload["exp"] = int(expires_at.timestamp())
     return jwt.encode(payload, _key("api-key"), algorithm=ALGORITHM, headers={"typ": API_KEY_TYP})
 
 
 def api_key_token_decode(token: str) -> dict:
-    return _decode(token, purpose="api-key", issuer=API_KEY_ISSUER, typ=API_KEY_TYP,
-                   required=["iss", "jti", "org", "iat"])
+    return _decode(
+        token,
+        purpose="api-key",
+        issuer=API_KEY_ISSUER,
+        typ=API_KEY_TYP,
+        required=["iss", "jti", "org", "iat"],
+    )

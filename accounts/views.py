@@ -18,8 +18,9 @@ from archsvc.api.ratelimit import client_ip, rate_limit_hit
 
 def _next_url(request) -> str:
     target = request.POST.get("next") or request.GET.get("next") or "/"
-    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                       require_https=request.is_secure()):
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return target
     return "/"
 
@@ -32,8 +33,9 @@ def _too_many(request, template: str, form, retry_after: int) -> HttpResponse:
 
 
 def _login_limited(request) -> int | None:
-    return rate_limit_hit(request, group="login", key=f"ip:{client_ip(request)}",
-                          rate=settings.RATE_LIMIT_LOGIN)
+    return rate_limit_hit(
+        request, group="login", key=f"ip:{client_ip(request)}", rate=settings.RATE_LIMIT_LOGIN
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -41,23 +43,26 @@ def login_view(request):
     if request.method == "GET":
         if page_actor(request):
             return redirect(_next_url(request))
-        return render(request, "accounts/login.html",
-                      {"form": LoginForm(), "next": _next_url(request)})
+        return render(
+            request, "accounts/login.html", {"form": LoginForm(), "next": _next_url(request)}
+        )
     form = LoginForm(request.POST)
     retry_after = _login_limited(request)
     if retry_after:
         return _too_many(request, "accounts/login.html", form, retry_after)
     if form.is_valid():
-        user = user_authenticate(email=form.cleaned_data["email"],
-                                 password=form.cleaned_data["password"])
+        user = user_authenticate(
+            email=form.cleaned_data["email"], password=form.cleaned_data["password"]
+        )
         membership = user_memberships(user_id=user.pk).first() if user else None
         if membership is not None:
             response = redirect(_next_url(request))
             set_session_cookie(response, session_start(membership=membership))
             return response
         form.add_error(None, "That e-mail and password do not match an account.")
-    return render(request, "accounts/login.html",
-                  {"form": form, "next": _next_url(request)}, status=400)
+    return render(
+        request, "accounts/login.html", {"form": form, "next": _next_url(request)}, status=400
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -105,9 +110,11 @@ def switch_organization_view(request):
     session = page_session(request)
     if session is None:
         return redirect("/accounts/login/")
-    target = user_memberships(user_id=session.membership.user_id).filter(
-        organization__slug=request.POST.get("organization", "")
-    ).first()
+    target = (
+        user_memberships(user_id=session.membership.user_id)
+        .filter(organization__slug=request.POST.get("organization", ""))
+        .first()
+    )
     if target is None:
         return redirect("/")
     session_end(session_id=str(session.pk))

@@ -73,8 +73,11 @@ def _run(sql: str, params: Sequence, fetch):
             return fetch(cursor)
     cursor = _server_cursor(connection)
     if connection.queries_logged or connection.execute_wrappers:
-        wrapped = connection.make_debug_cursor(cursor) if connection.queries_logged \
+        wrapped = (
+            connection.make_debug_cursor(cursor)
+            if connection.queries_logged
             else connection.make_cursor(cursor)
+        )
         wrapped.execute(sql, params)
         return fetch(wrapped)
     connection.validate_no_broken_transaction()
@@ -110,7 +113,8 @@ def _load_timestamps(connection, cursor) -> None:
 
     if connection.timezone_name == "UTC":
         cursor.adapters.register_loader(
-            TIMESTAMPTZ_OID, adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT))
+            TIMESTAMPTZ_OID, adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT)
+        )
         return
     loader = connection.connection.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT)
     if connection.timezone != loader.timezone:
@@ -174,8 +178,9 @@ class Columns:
             if field is None:
                 continue
             column = field.get_col(field.model._meta.db_table)
-            converters = (connection.ops.get_db_converters(column)
-                          + field.get_db_converters(connection))
+            converters = connection.ops.get_db_converters(column) + field.get_db_converters(
+                connection
+            )
             if converters:
                 plan.append((index, column, tuple(converters)))
         return plan

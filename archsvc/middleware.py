@@ -65,7 +65,9 @@ class CompleteBodyMiddleware:
                 received = -1
             if received != declared:
                 logging.getLogger("archsvc.request").warning(
-                    "incomplete body: %s of %s bytes", max(received, 0), declared)
-                return error_json(400, "bad_request",
-                                  "The request body is shorter than its Content-Length.")
+                    "incomplete body: %s of %s bytes", max(received, 0), declared
+                )
+                return error_json(
+                    400, "bad_request", "The request body is shorter than its Content-Length."
+                )
         return self.get_response(request)

@@ -98,7 +98,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # statements; docs/operations.md).
     _prepare = os.environ.get("DB_PREPARE_THRESHOLD", "5")
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
-        int(_prepare) if _prepare.strip() else None)
+        int(_prepare) if _prepare.strip() else None
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and a busy timeout let the threaded dev server write without "database is locked".
     DATABASES["default"]["OPTIONS"] = {
@@ -133,8 +134,10 @@ else:
 
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
-     "OPTIONS": {"min_length": 8}},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 8},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 LOGIN_URL = "/accounts/login/"
@@ -224,7 +227,8 @@ PADDLE_API_KEY = os.environ.get("PADDLE_API_KEY", "")
 PADDLE_TIMEOUT_SECONDS = env_int("PADDLE_TIMEOUT_SECONDS", 10)
 PADDLE_PRICES = {
     f"{plan}:{cycle}": os.environ.get(f"PADDLE_PRICE_{plan.upper()}_{cycle.upper()}", "")
-    for plan in ("team", "business") for cycle in ("monthly", "annual")
+    for plan in ("team", "business")
+    for cycle in ("monthly", "annual")
 }
 
 # Graph renders are kept this long in the shared cache (0: not cached). Keys change with

@@ -65,12 +65,15 @@ def free_port() -> int:
 def database_create() -> None:
     import psycopg
 
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres",
-                         autocommit=True) as conn:
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
         conn.execute(f"CREATE DATABASE {DATABASE}")
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, check=True,
-                   env={**os.environ, "DATABASE_URL": DATABASE_URL})
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v", "0"],
+        cwd=ROOT,
+        check=True,
+        env={**os.environ, "DATABASE_URL": DATABASE_URL},
+    )
 
 
 def seed() -> tuple[str, str, str]:
@@ -94,13 +97,15 @@ def seed() -> tuple[str, str, str]:
     from diagrams.services import project_create
 
     membership = member_create(email="bench@example.com", org_slug="bench", role="admin")
-    key, token = api_key_create(organization=membership.organization, name="bench",
-                                permissions=[ApiKey.PERMISSION_PROJECTS_MANAGE])
+    key, token = api_key_create(
+        organization=membership.organization,
+        name="bench",
+        permissions=[ApiKey.PERMISSION_PROJECTS_MANAGE],
+    )
     actor = actor_for_api_key(key)
     data = json.loads((ARCHITECTURES / f"{ARCHITECTURE}.json").read_text())
     with transaction.atomic():
-        big = project_create(actor=actor, name=f"Bench {ARCHITECTURE}",
-                             description="200 services")
+        big = project_create(actor=actor, name=f"Bench {ARCHITECTURE}", description="200 services")
     slug = None
     for service in data["services"]:
         snapshot = service_create(actor=actor, project_id=big.id, data=service)
@@ -122,17 +127,40 @@ class Server:
     def __init__(self) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = tempfile.NamedTemporaryFile(prefix="apibench-gunicorn-", suffix=".log",
-                                               delete=False)
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "bench.ceiling_settings",
-               "DATABASE_URL": DATABASE_URL, "REDIS_URL": REDIS_URL,
-               "CACHE_KEY_PREFIX": f"apibench-{uuid.uuid4().hex[:8]}",
-               "RATE_LIMIT_ENABLED": "0", "DEBUG": "0", "DB_CONN_MAX_AGE": "600",
-               "LOG_LEVEL": "WARNING"}
+        self.log = tempfile.NamedTemporaryFile(
+            prefix="apibench-gunicorn-", suffix=".log", delete=False
+        )
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "bench.ceiling_settings",
+            "DATABASE_URL": DATABASE_URL,
+            "REDIS_URL": REDIS_URL,
+            "CACHE_KEY_PREFIX": f"apibench-{uuid.uuid4().hex[:8]}",
+            "RATE_LIMIT_ENABLED": "0",
+            "DEBUG": "0",
+            "DB_CONN_MAX_AGE": "600",
+            "LOG_LEVEL": "WARNING",
+        }
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "archsvc.wsgi", "-c", "gunicorn.conf.py",
-             "-b", f"127.0.0.1:{self.port}", "-w", str(WORKERS), "--timeout", "120"],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "archsvc.wsgi",
+                "-c",
+                "gunicorn.conf.py",
+                "-b",
+                f"127.0.0.1:{self.port}",
+                "-w",
+                str(WORKERS),
+                "--timeout",
+                "120",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
 
     def wait(self) -> None:
         deadline = time.monotonic() + 30
@@ -180,20 +208,32 @@ def to_ms(value: str) -> float:
 
 
 def parse_wrk(output: str) -> dict:
-    latency = {int(p): to_ms(v) for p, v in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)\s*$", output,
-                                                       re.MULTILINE)}
+    latency = {
+        int(p): to_ms(v)
+        for p, v in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)\s*$", output, re.MULTILINE)
+    }
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
-    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)",
-                       output)
+    errors = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output
+    )
     total = re.search(r"(\d+) requests in", output)
-    return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
-            "p50": latency[50], "p99": latency[99], "requests": int(total.group(1)),
-            "non2xx": int(non2xx.group(1)) if non2xx else 0,
-            "errors": sum(map(int, errors.groups())) if errors else 0}
+    return {
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
+        "p50": latency[50],
+        "p99": latency[99],
+        "requests": int(total.group(1)),
+        "non2xx": int(non2xx.group(1)) if non2xx else 0,
+        "errors": sum(map(int, errors.groups())) if errors else 0,
+    }
 
 
-def wrk(url: str, token: str | None, duration: int, script: str | None = None,
-        headers: tuple[str, ...] = ()) -> dict:
+def wrk(
+    url: str,
+    token: str | None,
+    duration: int,
+    script: str | None = None,
+    headers: tuple[str, ...] = (),
+) -> dict:
     command = ["wrk", f"-t{THREADS}", f"-c{CONNECTIONS}", f"-d{duration}s", "--latency"]
     if token:
         command += ["-H", f"Authorization: Bearer {token}"]
@@ -208,8 +248,15 @@ def wrk(url: str, token: str | None, duration: int, script: str | None = None,
         raise RuntimeError(f"cannot read wrk's output:\n{result.stdout}") from exc
 
 
-def measure(url: str, token: str | None, ceiling_url: str, rounds: int, duration: int,
-            script: str | None = None, headers: tuple[str, ...] = ()) -> dict:
+def measure(
+    url: str,
+    token: str | None,
+    ceiling_url: str,
+    rounds: int,
+    duration: int,
+    script: str | None = None,
+    headers: tuple[str, ...] = (),
+) -> dict:
     """`rounds` runs of `url`, each between two runs of the ceiling: the endpoint's runs,
     the ceiling's, and the endpoint's share of the ceiling in each round."""
     ceilings = [wrk(ceiling_url, None, duration)]
@@ -218,12 +265,16 @@ def measure(url: str, token: str | None, ceiling_url: str, rounds: int, duration
         runs.append(wrk(url, token, duration, script, headers=headers))
         ceilings.append(wrk(ceiling_url, None, duration))
         shares.append(runs[-1]["rps"] / ((ceilings[-2]["rps"] + ceilings[-1]["rps"]) / 2))
-    return {"rps": median([r["rps"] for r in runs]),
-            "ceiling": median([c["rps"] for c in ceilings]),
-            "share": median(shares), "shares": shares,
-            "p50": median([r["p50"] for r in runs]), "p99": max(r["p99"] for r in runs),
-            "errors": sum(r["non2xx"] + r["errors"] for r in runs),
-            "ceiling_p99": max(c["p99"] for c in ceilings)}
+    return {
+        "rps": median([r["rps"] for r in runs]),
+        "ceiling": median([c["rps"] for c in ceilings]),
+        "share": median(shares),
+        "shares": shares,
+        "p50": median([r["p50"] for r in runs]),
+        "p99": max(r["p99"] for r in runs),
+        "errors": sum(r["non2xx"] + r["errors"] for r in runs),
+        "ceiling_p99": max(c["p99"] for c in ceilings),
+    }
 
 
 def main() -> None:
@@ -242,8 +293,11 @@ def main() -> None:
 
     load = os.getloadavg()[0]
     if load > 0.5:
-        print(f"warning: load average {load:.2f} before the run; other processes compete with "
-              "gunicorn and wrk for the CPUs, figures will be low and noisy", file=sys.stderr)
+        print(
+            f"warning: load average {load:.2f} before the run; other processes compete with "
+            "gunicorn and wrk for the CPUs, figures will be low and noisy",
+            file=sys.stderr,
+        )
     server = Server()
     script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
     script.write(PUT_SCRIPT)
@@ -283,8 +337,15 @@ def main() -> None:
             else:
                 for _ in range(10):
                     request(method, url, token, body)
-            results[label] = measure(url, token, ceiling_url, rounds, duration,
-                                     script.name if method == "PUT" else None, headers=headers)
+            results[label] = measure(
+                url,
+                token,
+                ceiling_url,
+                rounds,
+                duration,
+                script.name if method == "PUT" else None,
+                headers=headers,
+            )
             print(f"{label}: {results[label]['share']:.0%} of the ceiling", file=sys.stderr)
     finally:
         server.stop()
@@ -301,41 +362,51 @@ def main() -> None:
         else:
             mark = "-"
         spread = ", ".join(f"{share:.0%}" for share in r["shares"])
-        rows.append(f"| {label} | {r['rps']:,.0f} | {r['ceiling']:,.0f} | **{r['share']:.0%}** "
-                    f"({spread}) | {r['p50']:.1f} ms | {r['p99']:.1f} ms | {r['errors']} | "
-                    f"{mark} |")
+        rows.append(
+            f"| {label} | {r['rps']:,.0f} | {r['ceiling']:,.0f} | **{r['share']:.0%}** "
+            f"({spread}) | {r['p50']:.1f} ms | {r['p99']:.1f} ms | {r['errors']} | "
+            f"{mark} |"
+        )
     ceiling_p99 = max(r["ceiling_p99"] for r in results.values())
     all_ceilings = [r["ceiling"] for r in results.values()]
-    table = "\n".join(["| endpoint | req/s | ceiling req/s (same rounds) | share of the ceiling "
-                       "(each round) | p50 | p99 (worst round) | non-2xx + socket errors | "
-                       "meets target |", "|---|---|---|---|---|---|---|---|", *rows])
-    text = "\n".join([
-        "## API under load (gunicorn + PostgreSQL + Redis, wrk)",
-        "",
-        f"gunicorn with {WORKERS} sync workers and the production `gunicorn.conf.py` (JSON "
-        "access log on, no worker recycling), PostgreSQL (CONN_MAX_AGE=600) and Redis "
-        f"(cache), rate limits off; loaded by `wrk -t{THREADS} -c{CONNECTIONS}` from a second "
-        f"process on 127.0.0.1. The project is `{ARCHITECTURE}` "
-        f"({ARCHITECTURE.rsplit('-', 1)[1]} services; {SMALL_PROJECTS} small projects besides "
-        f"it; seeded in {seeded:.1f} s). The ceiling is a bare DRF view that touches nothing "
-        "(no auth, permission, throttle, database or cache), served by the same gunicorn in "
-        "the same run. Throughput on this shared machine drifts by up to a quarter from one "
-        f"minute to the next, so each endpoint runs {rounds} times for {duration} s, each run "
-        "between two runs of the ceiling (after a 2 s warm-up); its share is the median of "
-        "its runs' shares of the mean of the two ceiling runs around them (each round's share "
-        "in brackets), req/s and p50 are medians, p99 is the worst run's. PUT updates one "
-        "service's description on every request (a new snapshot each time). The first "
-        f"(cold) SVG render took {render_first:.2f} s. Ceiling: {min(all_ceilings):,.0f} to "
-        f"{max(all_ceilings):,.0f} req/s over the run, p99 at most {ceiling_p99:.1f} ms. "
-        f"1-minute load average before the run: {load:.2f}. `bench/api.py`.",
-        "",
-        table,
-        "",
-        f"Targets: reads >= {READ_SHARE:.0%} of the ceiling's req/s with p99 < {P99_MS:.0f} ms "
-        f"at {CONNECTIONS} connections; the warm SVG >= {SVG_SHARE:.0%} of the ceiling. "
-        "(../shared/bench/README.md measured this stack's ceiling at about 1,540 req/s for a "
-        "DRF view without a database, 2,115 for a plain Django JsonResponse.)",
-    ])
+    table = "\n".join(
+        [
+            "| endpoint | req/s | ceiling req/s (same rounds) | share of the ceiling "
+            "(each round) | p50 | p99 (worst round) | non-2xx + socket errors | "
+            "meets target |",
+            "|---|---|---|---|---|---|---|---|",
+            *rows,
+        ]
+    )
+    text = "\n".join(
+        [
+            "## API under load (gunicorn + PostgreSQL + Redis, wrk)",
+            "",
+            f"gunicorn with {WORKERS} sync workers and the production `gunicorn.conf.py` (JSON "
+            "access log on, no worker recycling), PostgreSQL (CONN_MAX_AGE=600) and Redis "
+            f"(cache), rate limits off; loaded by `wrk -t{THREADS} -c{CONNECTIONS}` from a second "
+            f"process on 127.0.0.1. The project is `{ARCHITECTURE}` "
+            f"({ARCHITECTURE.rsplit('-', 1)[1]} services; {SMALL_PROJECTS} small projects besides "
+            f"it; seeded in {seeded:.1f} s). The ceiling is a bare DRF view that touches nothing "
+            "(no auth, permission, throttle, database or cache), served by the same gunicorn in "
+            "the same run. Throughput on this shared machine drifts by up to a quarter from one "
+            f"minute to the next, so each endpoint runs {rounds} times for {duration} s, each run "
+            "between two runs of the ceiling (after a 2 s warm-up); its share is the median of "
+            "its runs' shares of the mean of the two ceiling runs around them (each round's share "
+            "in brackets), req/s and p50 are medians, p99 is the worst run's. PUT updates one "
+            "service's description on every request (a new snapshot each time). The first "
+            f"(cold) SVG render took {render_first:.2f} s. Ceiling: {min(all_ceilings):,.0f} to "
+            f"{max(all_ceilings):,.0f} req/s over the run, p99 at most {ceiling_p99:.1f} ms. "
+            f"1-minute load average before the run: {load:.2f}. `bench/api.py`.",
+            "",
+            table,
+            "",
+            f"Targets: reads >= {READ_SHARE:.0%} of the ceiling's req/s with p99 < {P99_MS:.0f} ms "
+            f"at {CONNECTIONS} connections; the warm SVG >= {SVG_SHARE:.0%} of the ceiling. "
+            "(../shared/bench/README.md measured this stack's ceiling at about 1,540 req/s for a "
+            "DRF view without a database, 2,115 for a plain Django JsonResponse.)",
+        ]
+    )
     print(text)
     if not args.no_write:
         from bench.report import write_section

@@ -25,10 +25,19 @@ TARGET = 0.9
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--no-write", action="store_true", help="do not update the docs")
-    parser.add_argument("--kind", action="append", default=[],
-                        help="only questions of this kind (repeatable); implies --no-write")
-    parser.add_argument("--id", action="append", default=[], dest="ids",
-                        help="only this question (repeatable); implies --no-write")
+    parser.add_argument(
+        "--kind",
+        action="append",
+        default=[],
+        help="only questions of this kind (repeatable); implies --no-write",
+    )
+    parser.add_argument(
+        "--id",
+        action="append",
+        default=[],
+        dest="ids",
+        help="only this question (repeatable); implies --no-write",
+    )
     parser.add_argument("--quiet", action="store_true", help="do not print the failures")
     args = parser.parse_args()
 
@@ -44,9 +53,11 @@ def main() -> None:
     )
 
     data = load_evaluation()
-    questions = [q for q in data["questions"]
-                 if (not args.kind or q["kind"] in args.kind)
-                 and (not args.ids or q["id"] in args.ids)]
+    questions = [
+        q
+        for q in data["questions"]
+        if (not args.kind or q["kind"] in args.kind) and (not args.ids or q["id"] in args.ids)
+    ]
     if not questions:
         parser.error("no question matches")
 
@@ -68,15 +79,20 @@ def main() -> None:
         for result in failures:
             print(result.explain(), end="\n\n")
 
-    rows = [f"| {kind} | {len(rs)} | {sum(r.correct for r in rs)} | "
-            f"{_percent(sum(r.correct for r in rs) / len(rs))} |" for kind, rs in kinds.items()]
+    rows = [
+        f"| {kind} | {len(rs)} | {sum(r.correct for r in rs)} | "
+        f"{_percent(sum(r.correct for r in rs) / len(rs))} |"
+        for kind, rs in kinds.items()
+    ]
     print("| kind | questions | correct | share |")
     print("|---|---|---|---|")
     print("\n".join(rows))
     verdict = "meets" if share >= TARGET else "below"
-    print(f"\nOverall: {correct} / {len(results)} = {_percent(share)} "
-          f"({verdict} the {_percent(TARGET)} target); answer time median "
-          f"{statistics.median(times):.1f} ms, max {max(times):.1f} ms")
+    print(
+        f"\nOverall: {correct} / {len(results)} = {_percent(share)} "
+        f"({verdict} the {_percent(TARGET)} target); answer time median "
+        f"{statistics.median(times):.1f} ms, max {max(times):.1f} ms"
+    )
 
     if args.no_write or args.kind or args.ids:
         return
@@ -84,27 +100,29 @@ def main() -> None:
 
     relative = EVALUATION_PATH.relative_to(ROOT)
     failing = ", ".join(f"`{r.question['id']}`" for r in failures) or "none"
-    text = "\n".join([
-        "## Assistant: built-in analyst on the evaluation set",
-        "",
-        f"`bench/assistant_eval.py` asks the built-in analyst "
-        f"(`diagrams/assistant/analyst.py`) the {len(results)} questions of `{relative}` about "
-        f"the demo architecture (`diagrams/demo.py`, 20 services) with a synthetic history "
-        f"(now = {data['now']}). A question counts as answered correctly when the answer "
-        f"cites every expected entity id, its reply contains every expected fact, and no "
-        f"forbidden one. Every expectation is computed from the demo data (networkx on "
-        f"`project_graph`).",
-        "",
-        "| kind | questions | correct | share |",
-        "|---|---|---|---|",
-        *rows,
-        "",
-        f"Overall: **{correct} / {len(results)} = {_percent(share)}** "
-        f"(target >= {_percent(TARGET)}). Answer time: median "
-        f"{statistics.median(times):.1f} ms, max {max(times):.1f} ms.",
-        "",
-        f"Failing: {failing}.",
-    ])
+    text = "\n".join(
+        [
+            "## Assistant: built-in analyst on the evaluation set",
+            "",
+            f"`bench/assistant_eval.py` asks the built-in analyst "
+            f"(`diagrams/assistant/analyst.py`) the {len(results)} questions of `{relative}` about "
+            f"the demo architecture (`diagrams/demo.py`, 20 services) with a synthetic history "
+            f"(now = {data['now']}). A question counts as answered correctly when the answer "
+            f"cites every expected entity id, its reply contains every expected fact, and no "
+            f"forbidden one. Every expectation is computed from the demo data (networkx on "
+            f"`project_graph`).",
+            "",
+            "| kind | questions | correct | share |",
+            "|---|---|---|---|",
+            *rows,
+            "",
+            f"Overall: **{correct} / {len(results)} = {_percent(share)}** "
+            f"(target >= {_percent(TARGET)}). Answer time: median "
+            f"{statistics.median(times):.1f} ms, max {max(times):.1f} ms.",
+            "",
+            f"Failing: {failing}.",
+        ]
+    )
     write_section("assistant_eval", text)
 
 

@@ -48,22 +48,34 @@ def history_problems(cursor, *, exact_updated_at: bool = True) -> tuple[list[str
     problems = []
     cursor.execute(SERVICES_SQL)
     for service, project, count, current, first, last, foreign in cursor.fetchall():
-        problems.append(f"service {service} of {project}: {count} snapshots, {current} "
-                        f"current, versions {first}..{last}, {foreign} in another project")
+        problems.append(
+            f"service {service} of {project}: {count} snapshots, {current} "
+            f"current, versions {first}..{last}, {foreign} in another project"
+        )
     cursor.execute(CHAIN_SQL)
-    for service, version, action, deleted, start, until, next_version, next_from in \
-            cursor.fetchall():
-        problems.append(f"service {service} v{version} ({action}, deleted={deleted}) "
-                        f"{start}..{until}, next v{next_version} from {next_from}")
+    for (
+        service,
+        version,
+        action,
+        deleted,
+        start,
+        until,
+        next_version,
+        next_from,
+    ) in cursor.fetchall():
+        problems.append(
+            f"service {service} v{version} ({action}, deleted={deleted}) "
+            f"{start}..{until}, next v{next_version} from {next_from}"
+        )
     cursor.execute(PROJECTS_SQL)
     projects = cursor.fetchall()
     for project, service_count, updated_at, live, newest in projects:
         if service_count != live:
             problems.append(f"project {project}: service_count {service_count}, live {live}")
-        if newest is not None and (updated_at < newest
-                                   or (exact_updated_at and updated_at != newest)):
-            problems.append(f"project {project}: updated_at {updated_at}, newest snapshot "
-                            f"{newest}")
+        if newest is not None and (
+            updated_at < newest or (exact_updated_at and updated_at != newest)
+        ):
+            problems.append(f"project {project}: updated_at {updated_at}, newest snapshot {newest}")
     cursor.execute("SELECT COUNT(*) FROM diagrams_service")
     services = cursor.fetchone()[0]
     cursor.execute("SELECT COUNT(*) FROM diagrams_servicesnapshot")
@@ -80,11 +92,15 @@ def client_problems(cursor, workers: list) -> tuple[list[str], dict]:
     were in fact applied."""
     problems = []
     writes = [w for worker in workers for w in worker.writes]
-    cursor.execute("SELECT description, COUNT(*), MIN(version), MAX(action) FROM "
-                   "diagrams_servicesnapshot WHERE NOT deleted GROUP BY description")
+    cursor.execute(
+        "SELECT description, COUNT(*), MIN(version), MAX(action) FROM "
+        "diagrams_servicesnapshot WHERE NOT deleted GROUP BY description"
+    )
     marked = {row[0]: row[1:] for row in cursor.fetchall()}
-    cursor.execute("SELECT project_id, slug, COUNT(*) FROM diagrams_servicesnapshot "
-                   "WHERE deleted AND valid_until IS NULL GROUP BY project_id, slug")
+    cursor.execute(
+        "SELECT project_id, slug, COUNT(*) FROM diagrams_servicesnapshot "
+        "WHERE deleted AND valid_until IS NULL GROUP BY project_id, slug"
+    )
     tombstones = {(row[0], row[1]): row[2] for row in cursor.fetchall()}
     applied_failures = failed = 0
     for write in writes:
@@ -95,15 +111,19 @@ def client_problems(cursor, workers: list) -> tuple[list[str], dict]:
             if found and (version == 1) != (write.op == "create"):
                 problems.append(f"{write.op} {write.marker}: stored as version {version}")
         if write.ok and found != 1:
-            problems.append(f"acknowledged {write.op} {write.marker or write.slug} in "
-                            f"{write.project}: found {found} times")
+            problems.append(
+                f"acknowledged {write.op} {write.marker or write.slug} in "
+                f"{write.project}: found {found} times"
+            )
         elif not write.ok:
             failed += 1
             applied_failures += found > 0
             if found > 1:
                 problems.append(f"failed {write.op} {write.marker}: found {found} times")
-    cursor.execute("SELECT project_id, slug, description FROM diagrams_servicesnapshot "
-                   "WHERE valid_until IS NULL AND NOT deleted")
+    cursor.execute(
+        "SELECT project_id, slug, description FROM diagrams_servicesnapshot "
+        "WHERE valid_until IS NULL AND NOT deleted"
+    )
     stored: dict[str, dict[str, str]] = {}
     for project, slug, description in cursor.fetchall():
         stored.setdefault(project, {})[slug] = description
@@ -114,9 +134,13 @@ def client_problems(cursor, workers: list) -> tuple[list[str], dict]:
         have = stored.get(project, {})
         for slug, description in expected.items():
             if have.get(slug) != description:
-                problems.append(f"{project}/{slug}: expected {description!r}, "
-                                f"stored {have.get(slug)!r}")
+                problems.append(
+                    f"{project}/{slug}: expected {description!r}, stored {have.get(slug)!r}"
+                )
         for slug in set(have) - set(expected) - unknown:
             problems.append(f"{project}/{slug}: live but no client made it")
-    return problems, {"writes": len(writes), "failed_writes": failed,
-                      "failed_but_applied": applied_failures}
+    return problems, {
+        "writes": len(writes),
+        "failed_writes": failed,
+        "failed_but_applied": applied_failures,
+    }

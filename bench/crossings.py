@@ -18,8 +18,9 @@ def _inversions(pairs: np.ndarray) -> int:
     chunk = max(1, 4_000_000 // m)
     for start in range(0, m, chunk):
         stop = min(m, start + chunk)
-        mask = (first[None, :] < first[start:stop, None]) & \
-            (second[None, :] > second[start:stop, None])
+        mask = (first[None, :] < first[start:stop, None]) & (
+            second[None, :] > second[start:stop, None]
+        )
         total += int(mask.sum())
     return total
 
@@ -40,8 +41,11 @@ def count_crossings(rank_xs: list[float], paths: list[list[tuple[float, float]]]
     gaps: dict[int, list[tuple[float, float]]] = {}
     for path in paths:
         # an edge leaves and enters at a node's side: carry it level to the node's rank
-        path = [(_nearest(ranks, path[0][0]), path[0][1]), *path,
-                (_nearest(ranks, path[-1][0]), path[-1][1])]
+        path = [
+            (_nearest(ranks, path[0][0]), path[0][1]),
+            *path,
+            (_nearest(ranks, path[-1][0]), path[-1][1]),
+        ]
         xs = [p[0] for p in path]
         lo, hi = min(xs), max(xs)
         first, last = bisect_left(ranks, lo - 1e-3), bisect_right(ranks, hi + 1e-3)
@@ -54,21 +58,24 @@ def count_crossings(rank_xs: list[float], paths: list[list[tuple[float, float]]]
 
 def _nearest(ranks: list[float], x: float) -> float:
     i = bisect_left(ranks, x)
-    candidates = ranks[max(0, i - 1):i + 1]
+    candidates = ranks[max(0, i - 1) : i + 1]
     return min(candidates, key=lambda r: abs(r - x))
 
 
-def bezier_polyline(points: list[tuple[float, float]], steps: int = 8
-                    ) -> list[tuple[float, float]]:
+def bezier_polyline(points: list[tuple[float, float]], steps: int = 8) -> list[tuple[float, float]]:
     """A piecewise cubic Bezier (p0, c1, c2, p1, c1, c2, p2, ...) as a polyline."""
     out = [points[0]]
     for i in range(0, len(points) - 3, 3):
-        p0, c1, c2, p1 = points[i:i + 4]
+        p0, c1, c2, p1 = points[i : i + 4]
         for step in range(1, steps + 1):
             t = step / steps
-            a, b, c, d = (1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t ** 2, t ** 3
-            out.append((a * p0[0] + b * c1[0] + c * c2[0] + d * p1[0],
-                        a * p0[1] + b * c1[1] + c * c2[1] + d * p1[1]))
+            a, b, c, d = (1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t**2, t**3
+            out.append(
+                (
+                    a * p0[0] + b * c1[0] + c * c2[0] + d * p1[0],
+                    a * p0[1] + b * c1[1] + c * c2[1] + d * p1[1],
+                )
+            )
     return out
 
 

@@ -18,13 +18,23 @@ from diagrams.slugs import service_slug  # pure code: no Django setup needed
 ORGS, KEYS_PER_ORG, PROJECTS_PER_ORG = 3, 2, 2
 WORKERS = 2
 MAX_LIVE = 12  # services a client keeps per project: graphs stay a realistic size
-TOPICS = [f"events.{name}" for name in ("orders", "payments", "stock", "users", "mail",
-                                        "audit", "search", "billing")]
+TOPICS = [
+    f"events.{name}"
+    for name in ("orders", "payments", "stock", "users", "mail", "audit", "search", "billing")
+]
 CATEGORIES = ["core", "edge", "data"]
 
 # (operation, weight): about two thirds reads.
-MIXED = [("list", 10), ("services", 18), ("graph", 15), ("svg", 15), ("history", 6),
-         ("create", 12), ("update", 16), ("delete", 8)]
+MIXED = [
+    ("list", 10),
+    ("services", 18),
+    ("graph", 15),
+    ("svg", 15),
+    ("history", 6),
+    ("create", 12),
+    ("update", 16),
+    ("delete", 8),
+]
 WRITES = {"create", "update", "delete"}
 EXPECTED = {"create": 200, "update": 200, "delete": 204}
 
@@ -69,8 +79,15 @@ class LoadWorker(threading.Thread):
     project must hold; after a failed write that service's state is unknown and it moves
     on to others."""
 
-    def __init__(self, url: str, client: LoadClient, *, stop: threading.Event, seed: int,
-                 mix: list[tuple[str, int]] = MIXED):
+    def __init__(
+        self,
+        url: str,
+        client: LoadClient,
+        *,
+        stop: threading.Event,
+        seed: int,
+        mix: list[tuple[str, int]] = MIXED,
+    ):
         super().__init__(daemon=True, name=f"load-{client.label}")
         host, port = url.removeprefix("http://").split(":")
         self.host, self.port = host, int(port)
@@ -98,8 +115,7 @@ class LoadWorker(threading.Thread):
         finally:
             self.conn.close()
 
-    def request(self, method: str, path: str, body: dict | None = None
-                ) -> tuple[int | None, bytes]:
+    def request(self, method: str, path: str, body: dict | None = None) -> tuple[int | None, bytes]:
         headers = {"Authorization": f"Bearer {self.client.token}"}
         data = None
         if body is not None:
@@ -145,10 +161,14 @@ class LoadWorker(threading.Thread):
             status, body = self.request("GET", f"{base}/history")
         elif op == "create":
             marker = self._marker()
-            request = {"name": self._service_name("s"), "description": marker,
-                       "category": self.rng.choice(CATEGORIES), "owner": self.client.label,
-                       "produces": [{"name": self.rng.choice(TOPICS)}],
-                       "consumes": [{"name": self.rng.choice(TOPICS)}]}
+            request = {
+                "name": self._service_name("s"),
+                "description": marker,
+                "category": self.rng.choice(CATEGORIES),
+                "owner": self.client.label,
+                "produces": [{"name": self.rng.choice(TOPICS)}],
+                "consumes": [{"name": self.rng.choice(TOPICS)}],
+            }
             status, body = self.request("POST", f"{base}/services", request)
             write = Write("create", project, "", marker, status, body, request["name"])
         elif op == "update":
@@ -198,9 +218,12 @@ class LoadWorker(threading.Thread):
 def project_create(url: str, token: str, name: str) -> str:
     host, port = url.removeprefix("http://").split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=30)
-    conn.request("POST", "/v1/projects", body=json.dumps({"name": name, "description": "soak"}),
-                 headers={"Authorization": f"Bearer {token}",
-                          "Content-Type": "application/json"})
+    conn.request(
+        "POST",
+        "/v1/projects",
+        body=json.dumps({"name": name, "description": "soak"}),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
     response = conn.getresponse()
     body = response.read()
     conn.close()
@@ -234,14 +257,22 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def run_load(url: str, clients: list[LoadClient], *, seconds: float, warmup: float,
-             master_pid: int, seed: int = 1) -> dict:
+def run_load(
+    url: str,
+    clients: list[LoadClient],
+    *,
+    seconds: float,
+    warmup: float,
+    master_pid: int,
+    seed: int = 1,
+) -> dict:
     """`seconds` of mixed load, one thread per client; the workers' RSS is sampled before,
     once a second, at the end of the warm-up and at the end. Returns the figures and the
     workers (their writes and what they believe each project holds)."""
     stop = threading.Event()
-    workers = [LoadWorker(url, client, stop=stop, seed=seed * 1000 + n)
-               for n, client in enumerate(clients)]
+    workers = [
+        LoadWorker(url, client, stop=stop, seed=seed * 1000 + n) for n, client in enumerate(clients)
+    ]
     rss_start = child_rss(master_pid)
     seen = set(rss_start)
     samples = []
@@ -268,23 +299,39 @@ def run_load(url: str, clients: list[LoadClient], *, seconds: float, warmup: flo
     two_thirds = next((rss for t, rss in samples if t >= duration * 2 / 3), rss_end)
     tail = {pid: rss_end[pid] - two_thirds[pid] for pid in rss_end if pid in two_thirds}
     return {
-        "seconds": round(duration, 1), "warmup": warmup, "clients": len(clients),
+        "seconds": round(duration, 1),
+        "warmup": warmup,
+        "clients": len(clients),
         "orgs": len({c.org for c in clients}),
         "projects": len({p for c in clients for p in c.projects}),
-        "requests": len(every), "reads": len(reads), "writes": len(writes),
+        "requests": len(every),
+        "reads": len(reads),
+        "writes": len(writes),
         "rps": len(every) / duration,
-        "p50": percentile(every, 0.50), "p99": percentile(every, 0.99), "max": max(every),
-        "read_p50": percentile(reads, 0.50), "read_p99": percentile(reads, 0.99),
-        "write_p50": percentile(writes, 0.50), "write_p99": percentile(writes, 0.99),
+        "p50": percentile(every, 0.50),
+        "p99": percentile(every, 0.99),
+        "max": max(every),
+        "read_p50": percentile(reads, 0.50),
+        "read_p99": percentile(reads, 0.99),
+        "write_p50": percentile(writes, 0.50),
+        "write_p99": percentile(writes, 0.99),
         "mean": statistics.fmean(every),
-        "statuses": {f"{op} {status}": n for (op, status), n in sorted(
-            statuses.items(), key=lambda item: (item[0][0], str(item[0][1])))},
+        "statuses": {
+            f"{op} {status}": n
+            for (op, status), n in sorted(
+                statuses.items(), key=lambda item: (item[0][0], str(item[0][1]))
+            )
+        },
         "server_errors": sum(n for (_, s), n in statuses.items() if s is not None and s >= 500),
         "dropped": sum(n for (_, s), n in statuses.items() if s is None),
         "failures": [f for w in workers for f in w.failures],
-        "rss_start": rss_start, "rss_warm": rss_warm or {}, "rss_end": rss_end,
+        "rss_start": rss_start,
+        "rss_warm": rss_warm or {},
+        "rss_end": rss_end,
         "rss_max": {pid: max(s[1].get(pid, 0) for s in samples) for pid in rss_end},
-        "rss_growth": growth, "rss_tail_growth": tail, "rss_samples": samples,
+        "rss_growth": growth,
+        "rss_tail_growth": tail,
+        "rss_samples": samples,
         "workers_replaced": len(seen - set(rss_start)),
         "workers": workers,
     }

@@ -64,11 +64,16 @@ def main() -> None:
             client.get(path)
             timings.append((time.perf_counter() - started) * 1000)
         rows.append((label, statistics.median(timings), max(timings)))
-    lines = ["## Pages on the demo project (20 services)", "",
-             "`bench/pages.py`: in-process through the whole stack, SQLite, median and worst "
-             f"of {args.repeat} loads after a warm-up. Target: under 300 ms.", "",
-             "| page | median | worst |", "|---|---|---|",
-             *(f"| {label} | {median:.0f} ms | {worst:.0f} ms |" for label, median, worst in rows)]
+    lines = [
+        "## Pages on the demo project (20 services)",
+        "",
+        "`bench/pages.py`: in-process through the whole stack, SQLite, median and worst "
+        f"of {args.repeat} loads after a warm-up. Target: under 300 ms.",
+        "",
+        "| page | median | worst |",
+        "|---|---|---|",
+        *(f"| {label} | {median:.0f} ms | {worst:.0f} ms |" for label, median, worst in rows),
+    ]
     text = "\n".join(lines)
     print(text)
     if not args.no_write:

@@ -24,21 +24,36 @@ ROOT = Path(__file__).resolve().parent.parent
 ARCHITECTURES = ROOT.parent / "shared" / "bench" / "architectures"
 sys.path.insert(0, str(ROOT))
 
-DEFAULT = ["domains-50", "domains-200", "random-50", "random-200", "domains-1000",
-           "random-1000", "domains-3000", "random-3000"]
+DEFAULT = [
+    "domains-50",
+    "domains-200",
+    "random-50",
+    "random-200",
+    "domains-1000",
+    "random-1000",
+    "domains-3000",
+    "random-3000",
+]
 
 
 def load_states(name: str):
     from diagrams.entities import ServiceState, topic_normal
 
     data = json.loads((ARCHITECTURES / f"{name}.json").read_text())
-    return [ServiceState(slug=s["name"], name=s["name"], description=s.get("description"),
-                         category=s.get("category"), owner=s.get("owner"),
-                         flows=tuple(s.get("flows") or ()),
-                         produces=tuple(topic_normal(t) for t in s.get("produces", [])),
-                         consumes=tuple(topic_normal(t) for t in s.get("consumes", [])),
-                         extras=s.get("extras") or {})
-            for s in data["services"]]
+    return [
+        ServiceState(
+            slug=s["name"],
+            name=s["name"],
+            description=s.get("description"),
+            category=s.get("category"),
+            owner=s.get("owner"),
+            flows=tuple(s.get("flows") or ()),
+            produces=tuple(topic_normal(t) for t in s.get("produces", [])),
+            consumes=tuple(topic_normal(t) for t in s.get("consumes", [])),
+            extras=s.get("extras") or {},
+        )
+        for s in data["services"]
+    ]
 
 
 def measure_ours(name: str) -> None:
@@ -56,19 +71,27 @@ def measure_ours(name: str) -> None:
     finished = time.perf_counter()
     ranks = [box.x + box.width / 2 for box in layout.nodes.values()]
     crossings = count_crossings(ranks, [list(edge.points) for edge in layout.edges])
-    print(json.dumps({
-        "nodes": graph.number_of_nodes(), "edges": graph.number_of_edges(),
-        "layout": laid_out - started, "svg": finished - laid_out, "total": finished - started,
-        "crossings": crossings, "layers": layout.layers, "dummies": layout.dummies,
-        "svg_bytes": len(svg),
-    }))
+    print(
+        json.dumps(
+            {
+                "nodes": graph.number_of_nodes(),
+                "edges": graph.number_of_edges(),
+                "layout": laid_out - started,
+                "svg": finished - laid_out,
+                "total": finished - started,
+                "crossings": crossings,
+                "layers": layout.layers,
+                "dummies": layout.dummies,
+                "svg_bytes": len(svg),
+            }
+        )
+    )
 
 
 def run_child(command: list[str], timeout: float) -> tuple[str | None, float, int]:
     """Run a command; its stdout (None on timeout or failure), wall time, peak RSS (KiB)."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               cwd=ROOT)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
     deadline = started + timeout
     output = b""
     while True:
@@ -89,8 +112,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("names", nargs="*", default=DEFAULT)
     parser.add_argument("--dot-timeout", type=float, default=600.0)
-    parser.add_argument("--dot-max-services", type=int, default=1000,
-                        help="skip dot above this size (it did not finish 3000 in 900 s)")
+    parser.add_argument(
+        "--dot-max-services",
+        type=int,
+        default=1000,
+        help="skip dot above this size (it did not finish 3000 in 900 s)",
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
@@ -111,8 +138,18 @@ def main() -> None:
             with tempfile.TemporaryDirectory() as tmp:
                 svg_path, plain_path = Path(tmp) / "g.svg", Path(tmp) / "g.plain"
                 done, elapsed, dot_rss = run_child(
-                    ["dot", "-Tsvg", "-o", str(svg_path), "-Tplain", "-o", str(plain_path),
-                     str(ARCHITECTURES / f"{name}.dot")], args.dot_timeout)
+                    [
+                        "dot",
+                        "-Tsvg",
+                        "-o",
+                        str(svg_path),
+                        "-Tplain",
+                        "-o",
+                        str(plain_path),
+                        str(ARCHITECTURES / f"{name}.dot"),
+                    ],
+                    args.dot_timeout,
+                )
                 if done is not None:
                     crossings, _ = dot_plain_crossings(plain_path.read_text())
                     dot = {"time": elapsed, "crossings": crossings, "rss": dot_rss}
@@ -121,21 +158,23 @@ def main() -> None:
         rows.append((name, ours, ours_rss, dot))
         print(_row(name, ours, ours_rss, dot), flush=True)
 
-    table = "\n".join([
-        "## Rendering: layered layout + SVG vs. Graphviz dot",
-        "",
-        "`bench/render.py` on `../shared/bench/architectures/` (2 cores). Ours: layout + SVG "
-        "after loading, one process per graph. Dot: `dot -Tsvg` (with `-Tplain` in the same "
-        "run, to read its coordinates). Crossings are counted the same way for both "
-        "(`bench/crossings.py`: ranks are the distinct x of node centres; each edge is read "
-        "at every rank it spans along its drawn path; two edges cross between neighbouring "
-        "ranks when their order flips). Peak memory is the child process's maximum RSS.",
-        "",
-        "| graph | nodes / edges | ours | dot | dot / ours | crossings ours | crossings dot "
-        "| layers / dummies | peak memory ours / dot |",
-        "|---|---|---|---|---|---|---|---|---|",
-        *(_row(*row) for row in rows),
-    ])
+    table = "\n".join(
+        [
+            "## Rendering: layered layout + SVG vs. Graphviz dot",
+            "",
+            "`bench/render.py` on `../shared/bench/architectures/` (2 cores). Ours: layout + SVG "
+            "after loading, one process per graph. Dot: `dot -Tsvg` (with `-Tplain` in the same "
+            "run, to read its coordinates). Crossings are counted the same way for both "
+            "(`bench/crossings.py`: ranks are the distinct x of node centres; each edge is read "
+            "at every rank it spans along its drawn path; two edges cross between neighbouring "
+            "ranks when their order flips). Peak memory is the child process's maximum RSS.",
+            "",
+            "| graph | nodes / edges | ours | dot | dot / ours | crossings ours | crossings dot "
+            "| layers / dummies | peak memory ours / dot |",
+            "|---|---|---|---|---|---|---|---|---|",
+            *(_row(*row) for row in rows),
+        ]
+    )
     if not args.no_write:
         from bench.report import write_section
 
@@ -155,9 +194,11 @@ def _row(name: str, ours: dict, ours_rss: int, dot: dict | None) -> str:
         ratio = f"{dot['time'] / ours['total']:.1f}x"
         dot_crossings = f"{dot['crossings']:,}"
         dot_memory = f"{dot['rss'] / 1024:.0f} MB"
-    return (f"| {name} | {ours['nodes']:,} / {ours['edges']:,} | {ours_time} | {dot_time} | "
-            f"{ratio} | {ours['crossings']:,} | {dot_crossings} | "
-            f"{ours['layers']} / {ours['dummies']:,} | {ours_rss / 1024:.0f} MB / {dot_memory} |")
+    return (
+        f"| {name} | {ours['nodes']:,} / {ours['edges']:,} | {ours_time} | {dot_time} | "
+        f"{ratio} | {ours['crossings']:,} | {dot_crossings} | "
+        f"{ours['layers']} / {ours['dummies']:,} | {ours_rss / 1024:.0f} MB / {dot_memory} |"
+    )
 
 
 if __name__ == "__main__":

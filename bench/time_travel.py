@@ -33,8 +33,9 @@ def main() -> None:
     if args.postgres:
         import psycopg
 
-        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres",
-                             autocommit=True) as conn:
+        with psycopg.connect(
+            "postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True
+        ) as conn:
             conn.execute("DROP DATABASE IF EXISTS archsvc_bench")
             conn.execute("CREATE DATABASE archsvc_bench")
         os.environ["DATABASE_URL"] = "postgres://postgres@127.0.0.1:5432/archsvc_bench"
@@ -63,33 +64,66 @@ def main() -> None:
     _, token = api_key_create(organization=org, name="bench", permissions=[])
     t0 = datetime(2025, 1, 1, tzinfo=UTC)
     project = Project.objects.create(
-        id="bench-aaaaaaaa", organization=org, name="Bench", created_by="bench",
-        created_by_type="API_KEY", created_by_ref="bench", updated_by="bench",
-        updated_by_type="API_KEY", service_count=args.services)
+        id="bench-aaaaaaaa",
+        organization=org,
+        name="Bench",
+        created_by="bench",
+        created_by_type="API_KEY",
+        created_by_ref="bench",
+        updated_by="bench",
+        updated_by_type="API_KEY",
+        service_count=args.services,
+    )
 
     started = time.perf_counter()
-    services = [Service(project=project, created_by="bench", created_by_type="API_KEY",
-                        created_at=t0) for _ in range(args.services)]
+    services = [
+        Service(project=project, created_by="bench", created_by_type="API_KEY", created_at=t0)
+        for _ in range(args.services)
+    ]
     Service.objects.bulk_create(services)
     step = timedelta(seconds=1)
     batch = []
     for version in range(1, args.snapshots + 1):
         for index, service in enumerate(services):
             valid_from = t0 + step * ((version - 1) * args.services + index)
-            valid_until = (None if version == args.snapshots
-                           else valid_from + step * args.services)
-            batch.append(ServiceSnapshot(
-                service=service, project=project, version=version,
-                action="created" if version == 1 else "updated", slug=f"service-{index}",
-                name=f"Service {index}", description=f"version {version}",
-                category=f"domain-{index % 12}", owner=f"team-{index % 20}",
-                flows=[f"flow-{index % 7}"],
-                produces=[{"name": f"topic-{index}-{version % 3}", "category": None,
-                           "owner": None, "flows": None, "extras": {}}],
-                consumes=[{"name": f"topic-{(index + 1) % args.services}-0", "category": None,
-                           "owner": None, "flows": None, "extras": {}}],
-                extras={"repo": f"git/service-{index}"}, actor="bench", actor_type="API_KEY",
-                valid_from=valid_from, valid_until=valid_until))
+            valid_until = None if version == args.snapshots else valid_from + step * args.services
+            batch.append(
+                ServiceSnapshot(
+                    service=service,
+                    project=project,
+                    version=version,
+                    action="created" if version == 1 else "updated",
+                    slug=f"service-{index}",
+                    name=f"Service {index}",
+                    description=f"version {version}",
+                    category=f"domain-{index % 12}",
+                    owner=f"team-{index % 20}",
+                    flows=[f"flow-{index % 7}"],
+                    produces=[
+                        {
+                            "name": f"topic-{index}-{version % 3}",
+                            "category": None,
+                            "owner": None,
+                            "flows": None,
+                            "extras": {},
+                        }
+                    ],
+                    consumes=[
+                        {
+                            "name": f"topic-{(index + 1) % args.services}-0",
+                            "category": None,
+                            "owner": None,
+                            "flows": None,
+                            "extras": {},
+                        }
+                    ],
+                    extras={"repo": f"git/service-{index}"},
+                    actor="bench",
+                    actor_type="API_KEY",
+                    valid_from=valid_from,
+                    valid_until=valid_until,
+                )
+            )
             if len(batch) >= 5000:
                 ServiceSnapshot.objects.bulk_create(batch)
                 batch = []
@@ -139,8 +173,7 @@ def main() -> None:
         "",
         "| state | median | best | SQL queries |",
         "|---|---|---|---|",
-        f"| now | {results['now'][0]:.1f} ms | {results['now'][1]:.1f} ms | "
-        f"{results['now'][2]} |",
+        f"| now | {results['now'][0]:.1f} ms | {results['now'][1]:.1f} ms | {results['now'][2]} |",
         f"| middle of history (at = {middle.isoformat()}, {middle_version}) | "
         f"{results['middle'][0]:.1f} ms | {results['middle'][1]:.1f} ms | "
         f"{results['middle'][2]} |",

@@ -12,13 +12,16 @@ class Subscription(models.Model):
     STATUS_PAST_DUE = "past_due"
     STATUS_PAUSED = "paused"
     STATUS_CANCELED = "canceled"
-    STATUSES = [(s, s) for s in (STATUS_ACTIVE, STATUS_TRIALING, STATUS_PAST_DUE,
-                                 STATUS_PAUSED, STATUS_CANCELED)]
+    STATUSES = [
+        (s, s)
+        for s in (STATUS_ACTIVE, STATUS_TRIALING, STATUS_PAST_DUE, STATUS_PAUSED, STATUS_CANCELED)
+    ]
     PLANS = [("team", "team"), ("business", "business")]
     CYCLES = [("monthly", "monthly"), ("annual", "annual")]
 
-    organization = models.OneToOneField(Organization, on_delete=models.CASCADE,
-                                        related_name="subscription")
+    organization = models.OneToOneField(
+        Organization, on_delete=models.CASCADE, related_name="subscription"
+    )
     status = models.CharField(max_length=10, choices=STATUSES)
     plan = models.CharField(max_length=10, choices=PLANS)
     billing_cycle = models.CharField(max_length=8, choices=CYCLES, default="monthly")
@@ -26,8 +29,9 @@ class Subscription(models.Model):
     next_billed_at = models.DateTimeField(null=True, blank=True)
     provider = models.CharField(max_length=10, default="local")
     provider_customer_id = models.CharField(max_length=100, blank=True, default="")
-    provider_subscription_id = models.CharField(max_length=100, blank=True, default="",
-                                                db_index=True)
+    provider_subscription_id = models.CharField(
+        max_length=100, blank=True, default="", db_index=True
+    )
     # `occurred_at` of the newest provider event applied: an older one never overwrites it.
     last_event_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
@@ -40,15 +44,19 @@ class AiCredits(models.Model):
     """The organization's balance; it refills to the plan's amount at `resets_at` (the
     first instant of the next calendar month, UTC), on the first read or spend after it."""
 
-    organization = models.OneToOneField(Organization, on_delete=models.CASCADE,
-                                        related_name="ai_credits")
+    organization = models.OneToOneField(
+        Organization, on_delete=models.CASCADE, related_name="ai_credits"
+    )
     remaining = models.PositiveIntegerField()
     resets_at = models.DateTimeField()
 
     class Meta:
         verbose_name_plural = "AI credits"
-        constraints = [models.CheckConstraint(condition=models.Q(remaining__gte=0),
-                                              name="ai_credits_not_negative")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(remaining__gte=0), name="ai_credits_not_negative"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.organization}: {self.remaining}"
@@ -61,8 +69,7 @@ class WebhookEvent(models.Model):
     event_type = models.CharField(max_length=100)
     occurred_at = models.DateTimeField()
     received_at = models.DateTimeField(default=timezone.now)
-    organization = models.ForeignKey(Organization, null=True, blank=True,
-                                     on_delete=models.SET_NULL)
+    organization = models.ForeignKey(Organization, null=True, blank=True, on_delete=models.SET_NULL)
     outcome = models.CharField(max_length=20)  # applied, stale, ignored
     payload = models.JSONField()
 

@@ -7,8 +7,11 @@ from billing.models import Subscription
 
 # Statuses under which the subscribed plan applies; otherwise (none, paused, canceled) the
 # organization is on the free plan. past_due keeps the plan while the provider retries.
-PAID_STATUSES = {Subscription.STATUS_ACTIVE, Subscription.STATUS_TRIALING,
-                 Subscription.STATUS_PAST_DUE}
+PAID_STATUSES = {
+    Subscription.STATUS_ACTIVE,
+    Subscription.STATUS_TRIALING,
+    Subscription.STATUS_PAST_DUE,
+}
 
 
 def subscription_get(*, organization: Organization) -> Subscription | None:

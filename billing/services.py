@@ -31,9 +31,15 @@ logger = logging.getLogger("archsvc.billing")
 
 CYCLES = ("monthly", "annual")
 SUBSCRIPTION_EVENTS = {
-    "subscription.created", "subscription.updated", "subscription.activated",
-    "subscription.trialing", "subscription.past_due", "subscription.paused",
-    "subscription.resumed", "subscription.canceled", "subscription.imported",
+    "subscription.created",
+    "subscription.updated",
+    "subscription.activated",
+    "subscription.trialing",
+    "subscription.past_due",
+    "subscription.paused",
+    "subscription.resumed",
+    "subscription.canceled",
+    "subscription.imported",
 }
 
 
@@ -57,13 +63,15 @@ def _credits_row(organization: Organization, plan: str) -> AiCredits:
     if row is None:
         try:
             with transaction.atomic():
-                return AiCredits.objects.create(organization=organization, remaining=amount,
-                                                resets_at=next_month_start(now))
+                return AiCredits.objects.create(
+                    organization=organization, remaining=amount, resets_at=next_month_start(now)
+                )
         except IntegrityError:  # created concurrently
             row = AiCredits.objects.get(organization=organization)
     if row.resets_at <= now:
         AiCredits.objects.filter(pk=row.pk, resets_at__lte=now).update(
-            remaining=amount, resets_at=next_month_start(now))
+            remaining=amount, resets_at=next_month_start(now)
+        )
         row.refresh_from_db()
     return row
 
@@ -78,7 +86,8 @@ def ai_credits_spend(*, organization: Organization, amount: int = 1) -> int:
     below zero); the balance left, or 402 `insufficient_ai_credits` with nothing spent."""
     row = ai_credits_current(organization=organization)
     taken = AiCredits.objects.filter(pk=row.pk, remaining__gte=amount).update(
-        remaining=F("remaining") - amount)
+        remaining=F("remaining") - amount
+    )
     if not taken:
         raise InsufficientAiCredits()
     return AiCredits.objects.values_list("remaining", flat=True).get(pk=row.pk)
@@ -92,7 +101,8 @@ def _credits_follow_plan(organization: Organization, old_plan: str, new_plan: st
     gain = amount - plan_limits(plan=old_plan)["ai_credits"]
     if gain > 0:
         AiCredits.objects.filter(organization=organization).update(
-            remaining=Least(F("remaining") + gain, Value(amount)))
+            remaining=Least(F("remaining") + gain, Value(amount))
+        )
 
 
 # --- subscription ---------------------------------------------------------------------------
@@ -103,9 +113,16 @@ def organization_subscription(organization: Organization) -> Subscription | None
 
 
 @transaction.atomic
-def subscription_set(*, organization: Organization, plan: str, status: str, cycle: str,
-                     provider: str | None = None, customer_id: str | None = None,
-                     subscription_id: str | None = None) -> Subscription:
+def subscription_set(
+    *,
+    organization: Organization,
+    plan: str,
+    status: str,
+    cycle: str,
+    provider: str | None = None,
+    customer_id: str | None = None,
+    subscription_id: str | None = None,
+) -> Subscription:
     """Write the subscription as the provider would (operators' `set_subscription`, the
     local portal): ids are made up when not given, the period runs a month or a year."""
     if plan not in dict(Subscription.PLANS):
@@ -121,19 +138,27 @@ def subscription_set(*, organization: Organization, plan: str, status: str, cycl
     subscription, _ = Subscription.objects.update_or_create(
         organization=organization,
         defaults={
-            "plan": plan, "status": status, "billing_cycle": cycle,
+            "plan": plan,
+            "status": status,
+            "billing_cycle": cycle,
             "provider": provider or (current.provider if current else "local"),
-            "provider_customer_id": customer_id or (current.provider_customer_id if current
-                                                    and current.provider_customer_id
-                                                    else f"ctm_local_{organization.slug}"),
-            "provider_subscription_id": subscription_id or (
-                current.provider_subscription_id if current and current.provider_subscription_id
-                else f"sub_local_{organization.slug}"),
+            "provider_customer_id": customer_id
+            or (
+                current.provider_customer_id
+                if current and current.provider_customer_id
+                else f"ctm_local_{organization.slug}"
+            ),
+            "provider_subscription_id": subscription_id
+            or (
+                current.provider_subscription_id
+                if current and current.provider_subscription_id
+                else f"sub_local_{organization.slug}"
+            ),
             "current_period_end": period_end,
-            "next_billed_at": period_end if status in ("active", "trialing", "past_due")
-            else None,
+            "next_billed_at": period_end if status in ("active", "trialing", "past_due") else None,
             "updated_at": now,
-        })
+        },
+    )
     _credits_follow_plan(organization, old_plan, plan_of(subscription))
     return subscription
 
@@ -180,8 +205,9 @@ def portal_session_url(*, actor: Actor, base_url: str) -> str:
     try:
         return provider_get().portal_url(subscription, base_url=base_url)
     except ProviderError as error:
-        raise ServiceUnavailable(f"The billing provider could not open a portal: {error}") \
-            from error
+        raise ServiceUnavailable(
+            f"The billing provider could not open a portal: {error}"
+        ) from error
 
 
 # --- webhooks -------------------------------------------------------------------------------
@@ -208,27 +234,31 @@ def _event_time(payload: dict) -> datetime:
 def _event_organization(entity: dict) -> tuple[Organization | None, Subscription | None]:
     subscription = None
     if entity.get("id"):
-        subscription = Subscription.objects.select_for_update().filter(
-            provider_subscription_id=str(entity["id"])).first()
+        subscription = (
+            Subscription.objects.select_for_update()
+            .filter(provider_subscription_id=str(entity["id"]))
+            .first()
+        )
     if subscription is not None:
         return subscription.organization, subscription
     custom = entity.get("custom_data")
     slug = custom.get("organization") if isinstance(custom, dict) else None
     organization = Organization.objects.filter(slug=str(slug)).first() if slug else None
     if organization is not None:
-        subscription = Subscription.objects.select_for_update().filter(
-            organization=organization).first()
+        subscription = (
+            Subscription.objects.select_for_update().filter(organization=organization).first()
+        )
     return organization, subscription
 
 
 def _plan_from(entity: dict, current: Subscription | None) -> str | None:
     from django.conf import settings
 
-    prices = {price: key.split(":")[0] for key, price in settings.PADDLE_PRICES.items()
-              if price}
+    prices = {price: key.split(":")[0] for key, price in settings.PADDLE_PRICES.items() if price}
     items = entity.get("items")
-    if items is not None and (not isinstance(items, list)
-                              or not all(isinstance(item, dict) for item in items)):
+    if items is not None and (
+        not isinstance(items, list) or not all(isinstance(item, dict) for item in items)
+    ):
         raise WebhookRejected(400, "data.items must be a list of objects.")
     for item in items or []:
         price = item.get("price")
@@ -251,16 +281,25 @@ def webhook_apply(payload: dict) -> str:
         raise WebhookRejected(400, "The event must be a JSON object.")
     event_id, event_type = payload.get("event_id"), payload.get("event_type")
     entity = payload.get("data")
-    if not isinstance(event_id, str) or not event_id or len(event_id) > 100 \
-            or not isinstance(event_type, str) or not isinstance(entity, dict):
+    if (
+        not isinstance(event_id, str)
+        or not event_id
+        or len(event_id) > 100
+        or not isinstance(event_type, str)
+        or not isinstance(entity, dict)
+    ):
         raise WebhookRejected(400, "event_id, event_type and data are required.")
     occurred_at = _event_time(payload)
     try:
         with transaction.atomic():
             # first: a replay, or the same event delivered twice at once, stops here
-            event = WebhookEvent.objects.create(event_id=event_id, event_type=event_type,
-                                                occurred_at=occurred_at, outcome="pending",
-                                                payload=payload)
+            event = WebhookEvent.objects.create(
+                event_id=event_id,
+                event_type=event_type,
+                occurred_at=occurred_at,
+                outcome="pending",
+                payload=payload,
+            )
     except IntegrityError:
         raise Conflict("This event was received before.") from None
     organization, subscription = None, None
@@ -275,21 +314,30 @@ def webhook_apply(payload: dict) -> str:
         status = entity.get("status")
         if not isinstance(status, str) or status not in dict(Subscription.STATUSES):
             raise WebhookRejected(400, "data.status is not a subscription status.")
-        if subscription is not None and subscription.last_event_at \
-                and occurred_at <= subscription.last_event_at:
+        if (
+            subscription is not None
+            and subscription.last_event_at
+            and occurred_at <= subscription.last_event_at
+        ):
             outcome = "stale"
         else:
             plan = _plan_from(entity, subscription)
             if plan is None:
                 raise WebhookRejected(422, "The event's plan is unknown.")
             old_plan = plan_of(subscription)
-            fields = {"status": status, "plan": plan, "provider": "paddle",
-                      "provider_subscription_id": str(entity.get("id") or ""),
-                      "provider_customer_id": str(entity.get("customer_id") or ""),
-                      "last_event_at": occurred_at, "updated_at": timezone.now(),
-                      **paddle_fields(entity)}
+            fields = {
+                "status": status,
+                "plan": plan,
+                "provider": "paddle",
+                "provider_subscription_id": str(entity.get("id") or ""),
+                "provider_customer_id": str(entity.get("customer_id") or ""),
+                "last_event_at": occurred_at,
+                "updated_at": timezone.now(),
+                **paddle_fields(entity),
+            }
             subscription, _ = Subscription.objects.update_or_create(
-                organization=organization, defaults=fields)
+                organization=organization, defaults=fields
+            )
             _credits_follow_plan(organization, old_plan, plan_of(subscription))
             outcome = "applied"
     event.organization, event.outcome = organization, outcome

@@ -7,8 +7,9 @@ import hashlib
 import hmac
 
 
-def signature_valid(header: str | None, body: bytes, *, secrets: list[str], now: float,
-                    tolerance: int) -> bool:
+def signature_valid(
+    header: str | None, body: bytes, *, secrets: list[str], now: float, tolerance: int
+) -> bool:
     if not header or not secrets or len(header) > 2048:
         return False
     timestamp, signatures = None, []
@@ -23,8 +24,7 @@ def signature_valid(header: str | None, body: bytes, *, secrets: list[str], now:
     if abs(now - int(timestamp)) > tolerance:
         return False
     signed = timestamp.encode() + b":" + body
-    expected = [hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
-                for secret in secrets]
+    expected = [hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest() for secret in secrets]
     valid = False
     for candidate in signatures:
         for digest in expected:

@@ -36,11 +36,19 @@ def billing_webhook(request):
     body = request.body
     if len(body) > MAX_WEBHOOK_BYTES:
         return _refuse(400, "bad_request", "The event is too large.", "oversized body")
-    if not signature_valid(request.headers.get("Paddle-Signature"), body,
-                           secrets=settings.BILLING_WEBHOOK_SECRETS, now=time.time(),
-                           tolerance=settings.BILLING_WEBHOOK_TOLERANCE_SECONDS):
-        return _refuse(401, "unauthorized", "The signature is missing, wrong or stale.",
-                       "bad or stale signature")
+    if not signature_valid(
+        request.headers.get("Paddle-Signature"),
+        body,
+        secrets=settings.BILLING_WEBHOOK_SECRETS,
+        now=time.time(),
+        tolerance=settings.BILLING_WEBHOOK_TOLERANCE_SECONDS,
+    ):
+        return _refuse(
+            401,
+            "unauthorized",
+            "The signature is missing, wrong or stale.",
+            "bad or stale signature",
+        )
     try:
         payload = json.loads(body)
     except (ValueError, UnicodeDecodeError):
@@ -49,15 +57,22 @@ def billing_webhook(request):
     try:
         outcome = webhook_apply(payload)
     except WebhookRejected as rejected:
-        return _refuse(rejected.status if rejected.status in (400, 422) else 400,
-                       "bad_request", str(rejected), f"{event_id}: {rejected}")
+        return _refuse(
+            rejected.status if rejected.status in (400, 422) else 400,
+            "bad_request",
+            str(rejected),
+            f"{event_id}: {rejected}",
+        )
     except (TypeError, AttributeError, KeyError, ValueError) as error:
         # a signed event of an unexpected shape: refused, nothing applied (rolled back)
-        return _refuse(400, "bad_request", "The event has an unexpected shape.",
-                       f"{event_id}: {type(error).__name__}: {error}")
+        return _refuse(
+            400,
+            "bad_request",
+            "The event has an unexpected shape.",
+            f"{event_id}: {type(error).__name__}: {error}",
+        )
     except ApiError as error:  # a replayed event
-        return _refuse(error.status, error.code, error.message,
-                       f"replayed event {event_id}")
+        return _refuse(error.status, error.code, error.message, f"replayed event {event_id}")
     logger.info("billing webhook %s %s: %s", event_id, payload.get("event_type"), outcome)
     return JsonResponse({"received": True, "outcome": outcome})
 
@@ -67,8 +82,9 @@ def local_portal(request, token: str):
     """The local provider's customer portal: a signed link, valid for an hour, shows the
     organization's subscription and lets its holder change plan and cycle."""
     organization_id = portal_organization_id(token)
-    organization = Organization.objects.filter(pk=organization_id).first() \
-        if organization_id else None
+    organization = (
+        Organization.objects.filter(pk=organization_id).first() if organization_id else None
+    )
     if organization is None:
         return render(request, "billing/portal_expired.html", status=404)
     subscription = subscription_get(organization=organization)
@@ -76,18 +92,26 @@ def local_portal(request, token: str):
     status = 200
     if request.method == "POST":
         plan, cycle = request.POST.get("plan"), request.POST.get("cycle")
-        state = request.POST.get("status") or (subscription.status if subscription
-                                               else Subscription.STATUS_ACTIVE)
+        state = request.POST.get("status") or (
+            subscription.status if subscription else Subscription.STATUS_ACTIVE
+        )
         try:
-            subscription = subscription_set(organization=organization, plan=plan,
-                                            status=state, cycle=cycle)
+            subscription = subscription_set(
+                organization=organization, plan=plan, status=state, cycle=cycle
+            )
             message = "Saved."
         except ApiError as error:
             message, status = error.message, 400
-    return render(request, "billing/portal.html", {
-        "organization": organization, "subscription": subscription,
-        "plan_in_force": plan_of(subscription), "plans": settings.PLANS,
-        "statuses": [s for s, _ in Subscription.STATUSES], "message": message,
-    }, status=status)
-
-
+    return render(
+        request,
+        "billing/portal.html",
+        {
+            "organization": organization,
+            "subscription": subscription,
+            "plan_in_force": plan_of(subscription),
+            "plans": settings.PLANS,
+            "statuses": [s for s, _ in Subscription.STATUSES],
+            "message": message,
+        },
+        status=status,
+    )

@@ -15,12 +15,28 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Project)
 class ProjectAdmin(admin.ModelAdmin):
-    list_display = ["id", "name", "organization", "archived", "service_count", "created_by",
-                    "updated_at"]
+    list_display = [
+        "id",
+        "name",
+        "organization",
+        "archived",
+        "service_count",
+        "created_by",
+        "updated_at",
+    ]
     list_filter = ["archived", "created_by_type"]
     search_fields = ["id", "name", "organization__slug", "created_by"]
-    readonly_fields = ["id", "service_count", "created_by", "created_by_type", "created_by_ref",
-                       "created_at", "updated_by", "updated_by_type", "updated_at"]
+    readonly_fields = [
+        "id",
+        "service_count",
+        "created_by",
+        "created_by_type",
+        "created_by_ref",
+        "created_at",
+        "updated_by",
+        "updated_by_type",
+        "updated_at",
+    ]
     list_select_related = ["organization"]
 
 
@@ -39,8 +55,16 @@ class ServiceAdmin(ReadOnlyAdmin):
 
 @admin.register(ServiceSnapshot)
 class ServiceSnapshotAdmin(ReadOnlyAdmin):
-    list_display = ["slug", "version", "action", "deleted", "project", "actor", "valid_from",
-                    "valid_until"]
+    list_display = [
+        "slug",
+        "version",
+        "action",
+        "deleted",
+        "project",
+        "actor",
+        "valid_from",
+        "valid_until",
+    ]
     list_filter = ["action", "deleted", "actor_type"]
     search_fields = ["slug", "name", "project__id", "actor"]
     date_hierarchy = "valid_from"

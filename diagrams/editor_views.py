@@ -76,13 +76,20 @@ def _form_from_snapshot(snapshot) -> dict:
         "category": snapshot.category or "",
         "owner": snapshot.owner or "",
         "flows": ", ".join(snapshot.flows or []),
-        "extras": [{"key": k, "value": v, "errors": []}
-                   for k, v in (snapshot.extras or {}).items()],
+        "extras": [
+            {"key": k, "value": v, "errors": []} for k, v in (snapshot.extras or {}).items()
+        ],
     }
     for direction in DIRECTIONS:
-        form[direction] = [{"name": t["name"], "category": t.get("category") or "",
-                            "owner": t.get("owner") or "", "errors": {}}
-                           for t in getattr(snapshot, direction) or []]
+        form[direction] = [
+            {
+                "name": t["name"],
+                "category": t.get("category") or "",
+                "owner": t.get("owner") or "",
+                "errors": {},
+            }
+            for t in getattr(snapshot, direction) or []
+        ]
     return form
 
 
@@ -99,8 +106,9 @@ def _form_from_post(post) -> dict:
                 rows.append({**row, "errors": {}})
         form[direction] = rows
     extras = []
-    for key, value in zip_longest(post.getlist("extras-key"), post.getlist("extras-value"),
-                                  fillvalue=""):
+    for key, value in zip_longest(
+        post.getlist("extras-key"), post.getlist("extras-value"), fillvalue=""
+    ):
         if key.strip() or value.strip():
             extras.append({"key": key, "value": value, "errors": []})
     form["extras"] = extras
@@ -186,7 +194,7 @@ def _place_errors(form: dict, errors: dict, violations: list[dict]) -> None:
             name = flows[index] if index < len(flows) else ""
             errors.setdefault("flows", []).append(f"“{name}”: {message}")
         elif path.startswith("extras."):
-            key = path[len("extras."):]
+            key = path[len("extras.") :]
             row = next((r for r in form["extras"] if r["key"].strip() == key), None)
             if row is not None:
                 row["errors"].append(message)
@@ -218,15 +226,25 @@ def _datalists(project) -> dict:
 
 
 def _form_page(request, project, *, form, errors, snapshot=None, status=200):
-    return render(request, "editor/service_form.html", {
-        "project": project, "snapshot": snapshot, "form": _with_blank_rows(form),
-        "errors": errors, "has_errors": bool(errors) or _row_errors(form), **_datalists(project),
-    }, status=status)
+    return render(
+        request,
+        "editor/service_form.html",
+        {
+            "project": project,
+            "snapshot": snapshot,
+            "form": _with_blank_rows(form),
+            "errors": errors,
+            "has_errors": bool(errors) or _row_errors(form),
+            **_datalists(project),
+        },
+        status=status,
+    )
 
 
 def _row_errors(form: dict) -> bool:
-    return any(row["errors"] for direction in DIRECTIONS for row in form[direction]) or \
-        any(row["errors"] for row in form["extras"])
+    return any(row["errors"] for direction in DIRECTIONS for row in form[direction]) or any(
+        row["errors"] for row in form["extras"]
+    )
 
 
 def _save(request, project, *, snapshot=None):
@@ -239,14 +257,14 @@ def _save(request, project, *, snapshot=None):
     serializer_class = ServiceUpdateSerializer if snapshot else ServiceCreateSerializer
     data = _validated(serializer_class, body, form, errors)
     if data is None or form_errors or _row_errors(form):
-        return _form_page(request, project, form=form, errors=errors, snapshot=snapshot,
-                          status=400)
+        return _form_page(request, project, form=form, errors=errors, snapshot=snapshot, status=400)
     try:
         if snapshot is None:
             saved = service_create(actor=actor, project_id=project.id, data=data)
         else:
-            saved = service_update(actor=actor, project_id=project.id, slug=snapshot.slug,
-                                   data=data)
+            saved = service_update(
+                actor=actor, project_id=project.id, slug=snapshot.slug, data=data
+            )
     except ProjectNotFound:
         raise _NotFound() from None
     except ApiError as error:
@@ -256,8 +274,9 @@ def _save(request, project, *, snapshot=None):
             errors["form"] = ["This service was deleted or renamed meanwhile; nothing was saved."]
         else:
             errors["form"] = [error.message]
-        return _form_page(request, project, form=form, errors=errors, snapshot=snapshot,
-                          status=error.status)
+        return _form_page(
+            request, project, form=form, errors=errors, snapshot=snapshot, status=error.status
+        )
     verb = "added" if snapshot is None else "saved"
     messages.success(request, f"Service “{saved.name}” {verb}.")
     return redirect(_services_url(project.id))
@@ -276,9 +295,14 @@ def services_page(request, project_id: str):
         project = project_get(actor=actor, project_id=project_id)
     except ApiError:
         return _not_found(request)
-    return render(request, "editor/services.html", {
-        "project": project, "services": services_at(project=project),
-    })
+    return render(
+        request,
+        "editor/services.html",
+        {
+            "project": project,
+            "services": services_at(project=project),
+        },
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -292,8 +316,16 @@ def service_new(request, project_id: str):
             return _save(request, project)
     except (ApiError, _NotFound):
         return _not_found(request)
-    form = {"name": "", "description": "", "category": "", "owner": "", "flows": "",
-            "consumes": [], "produces": [], "extras": []}
+    form = {
+        "name": "",
+        "description": "",
+        "category": "",
+        "owner": "",
+        "flows": "",
+        "consumes": [],
+        "produces": [],
+        "extras": [],
+    }
     return _form_page(request, project, form=form, errors={})
 
 
@@ -309,8 +341,9 @@ def service_edit(request, project_id: str, slug: str):
             return _save(request, project, snapshot=snapshot)
     except (ApiError, _NotFound):
         return _not_found(request)
-    return _form_page(request, project, form=_form_from_snapshot(snapshot), errors={},
-                      snapshot=snapshot)
+    return _form_page(
+        request, project, form=_form_from_snapshot(snapshot), errors={}, snapshot=snapshot
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -328,8 +361,7 @@ def service_remove(request, project_id: str, slug: str):
             return redirect(_services_url(project.id))
     except ApiError:
         return _not_found(request)
-    return render(request, "editor/service_delete.html", {"project": project,
-                                                          "snapshot": snapshot})
+    return render(request, "editor/service_delete.html", {"project": project, "snapshot": snapshot})
 
 
 def _readable(value) -> list[str]:
@@ -373,14 +405,30 @@ def history(request, project_id: str):
     events = []
     for snapshot in snapshots:
         diff = snapshot_diff(project=project, snapshot_id=str(snapshot.pk))
-        events.append({
-            "snapshot": snapshot,
-            "changes": [{"field": c["field"], "before": _readable(c["before"]),
-                         "after": _readable(c["after"])} for c in diff["changes"]],
-        })
+        events.append(
+            {
+                "snapshot": snapshot,
+                "changes": [
+                    {
+                        "field": c["field"],
+                        "before": _readable(c["before"]),
+                        "after": _readable(c["after"]),
+                    }
+                    for c in diff["changes"]
+                ],
+            }
+        )
     pages = max(1, -(-total // HISTORY_PAGE_SIZE))
-    return render(request, "editor/history.html", {
-        "project": project, "events": events, "total": total, "page": page, "pages": pages,
-        "previous_page": page - 1 if page > 1 else None,
-        "next_page": page + 1 if page < pages else None,
-    })
+    return render(
+        request,
+        "editor/history.html",
+        {
+            "project": project,
+            "events": events,
+            "total": total,
+            "page": page,
+            "pages": pages,
+            "previous_page": page - 1 if page > 1 else None,
+            "next_page": page + 1 if page < pages else None,
+        },
+    )

@@ -10,8 +10,18 @@ from diagrams.slugs import entity_slug, sha1_hex
 
 # 12 colours that stay distinct from each other and readable under dark text.
 PALETTE = [
-    "#8ecae6", "#ffb703", "#90be6d", "#f4a261", "#cdb4db", "#e9c46a",
-    "#84a59d", "#f28482", "#a2d2ff", "#b5e48c", "#ffafcc", "#c9ada7",
+    "#8ecae6",
+    "#ffb703",
+    "#90be6d",
+    "#f4a261",
+    "#cdb4db",
+    "#e9c46a",
+    "#84a59d",
+    "#f28482",
+    "#a2d2ff",
+    "#b5e48c",
+    "#ffafcc",
+    "#c9ada7",
 ]
 NEUTRAL = "#e5e7eb"
 
@@ -82,16 +92,32 @@ def merged_topics(services: list[ServiceState]) -> dict[str, dict]:
     updated declaration that sets them (a null never erases), flows united, extras merged
     key by key the same way; with its producers and consumers (service slugs)."""
     topics: dict[str, dict] = {}
-    ordered = sorted(services, key=lambda s: (s.updated_at is not None,
-                                              s.updated_at.timestamp() if s.updated_at else 0.0,
-                                              s.slug))
+    ordered = sorted(
+        services,
+        key=lambda s: (
+            s.updated_at is not None,
+            s.updated_at.timestamp() if s.updated_at else 0.0,
+            s.slug,
+        ),
+    )
     for service in ordered:
-        for direction, declarations in (("producers", service.produces),
-                                        ("consumers", service.consumes)):
+        for direction, declarations in (
+            ("producers", service.produces),
+            ("consumers", service.consumes),
+        ):
             for declaration in declarations:
-                topic = topics.setdefault(declaration["name"], {
-                    "name": declaration["name"], "category": None, "owner": None,
-                    "flows": [], "extras": {}, "producers": [], "consumers": []})
+                topic = topics.setdefault(
+                    declaration["name"],
+                    {
+                        "name": declaration["name"],
+                        "category": None,
+                        "owner": None,
+                        "flows": [],
+                        "extras": {},
+                        "producers": [],
+                        "consumers": [],
+                    },
+                )
                 for attribute in ("category", "owner"):
                     if declaration.get(attribute) is not None:
                         topic[attribute] = declaration[attribute]
@@ -107,18 +133,27 @@ def merged_topics(services: list[ServiceState]) -> dict[str, dict]:
 def project_entities(services: list[ServiceState]) -> dict:
     """ProjectEntities (CONTRACT 9): services, topics, categories, owners and flows, each
     keyed by entity id, with relationships in both directions."""
-    services = sorted((replace(s, flows=tuple(_unique(s.flows))) for s in services),
-                      key=lambda s: s.slug)
+    services = sorted(
+        (replace(s, flows=tuple(_unique(s.flows))) for s in services), key=lambda s: s.slug
+    )
     topics = merged_topics(services)
     topic_ids = entity_ids("messaging", topics)
-    carriers = [*services, *({"category": t["category"], "owner": t["owner"],
-                              "flows": t["flows"]} for t in topics.values())]
+    carriers = [
+        *services,
+        *(
+            {"category": t["category"], "owner": t["owner"], "flows": t["flows"]}
+            for t in topics.values()
+        ),
+    ]
 
     def names(attribute: str) -> list[str]:
         out = []
         for carrier in carriers:
-            value = getattr(carrier, attribute) if isinstance(carrier, ServiceState) \
+            value = (
+                getattr(carrier, attribute)
+                if isinstance(carrier, ServiceState)
                 else carrier[attribute]
+            )
             if attribute == "flows":
                 out.extend(value or ())
             elif value:
@@ -129,22 +164,39 @@ def project_entities(services: list[ServiceState]) -> dict:
     owner_ids = entity_ids("owner", names("owner"))
     flow_ids = entity_ids("flow", names("flows"))
 
-    categories = {category_ids[n]: {"id": category_ids[n], "name": n, "color": category_color(n),
-                                    "services": [], "topics": []} for n in category_ids}
-    owners = {owner_ids[n]: {"id": owner_ids[n], "name": n, "services": [], "topics": []}
-              for n in owner_ids}
-    flows = {flow_ids[n]: {"id": flow_ids[n], "name": n, "services": [], "topics": []}
-             for n in flow_ids}
+    categories = {
+        category_ids[n]: {
+            "id": category_ids[n],
+            "name": n,
+            "color": category_color(n),
+            "services": [],
+            "topics": [],
+        }
+        for n in category_ids
+    }
+    owners = {
+        owner_ids[n]: {"id": owner_ids[n], "name": n, "services": [], "topics": []}
+        for n in owner_ids
+    }
+    flows = {
+        flow_ids[n]: {"id": flow_ids[n], "name": n, "services": [], "topics": []} for n in flow_ids
+    }
 
     out_services = {}
     for service in services:
         sid = service_id(service.slug)
         out_services[sid] = {
-            "id": sid, "type": "service", "slug": service.slug, "name": service.name,
+            "id": sid,
+            "type": "service",
+            "slug": service.slug,
+            "name": service.name,
             "description": service.description,
-            "category": service.category, "categoryId": category_ids.get(service.category),
-            "owner": service.owner, "ownerId": owner_ids.get(service.owner),
-            "flows": list(service.flows), "flowIds": [flow_ids[f] for f in service.flows],
+            "category": service.category,
+            "categoryId": category_ids.get(service.category),
+            "owner": service.owner,
+            "ownerId": owner_ids.get(service.owner),
+            "flows": list(service.flows),
+            "flowIds": [flow_ids[f] for f in service.flows],
             "extras": dict(service.extras),
             "produces": [topic_ids[t["name"]] for t in service.produces],
             "consumes": [topic_ids[t["name"]] for t in service.consumes],
@@ -160,10 +212,15 @@ def project_entities(services: list[ServiceState]) -> dict:
     for name, topic in topics.items():
         tid = topic_ids[name]
         out_topics[tid] = {
-            "id": tid, "type": "messaging", "name": name,
-            "category": topic["category"], "categoryId": category_ids.get(topic["category"]),
-            "owner": topic["owner"], "ownerId": owner_ids.get(topic["owner"]),
-            "flows": topic["flows"], "flowIds": [flow_ids[f] for f in topic["flows"]],
+            "id": tid,
+            "type": "messaging",
+            "name": name,
+            "category": topic["category"],
+            "categoryId": category_ids.get(topic["category"]),
+            "owner": topic["owner"],
+            "ownerId": owner_ids.get(topic["owner"]),
+            "flows": topic["flows"],
+            "flowIds": [flow_ids[f] for f in topic["flows"]],
             "extras": topic["extras"],
             "producers": [service_id(s) for s in topic["producers"]],
             "consumers": [service_id(s) for s in topic["consumers"]],
@@ -182,5 +239,10 @@ def project_entities(services: list[ServiceState]) -> dict:
     def by_id(items: dict) -> dict:
         return dict(sorted(items.items()))
 
-    return {"services": by_id(out_services), "topics": by_id(out_topics),
-            "categories": by_id(categories), "owners": by_id(owners), "flows": by_id(flows)}
+    return {
+        "services": by_id(out_services),
+        "topics": by_id(out_topics),
+        "categories": by_id(categories),
+        "owners": by_id(owners),
+        "flows": by_id(flows),
+    }

@@ -18,14 +18,24 @@ def snapshot_changes(before: dict | None, after: dict | None) -> list[dict]:
         new = after.get(name) if after else None
         if before is None or after is None:
             if _is_set(old) or _is_set(new):
-                changes.append({"field": name, "before": old if _is_set(old) else None,
-                                "after": new if _is_set(new) else None})
+                changes.append(
+                    {
+                        "field": name,
+                        "before": old if _is_set(old) else None,
+                        "after": new if _is_set(new) else None,
+                    }
+                )
         elif old != new:
             changes.append({"field": name, "before": old, "after": new})
     old_extras = (before or {}).get("extras") or {}
     new_extras = (after or {}).get("extras") or {}
     for key in sorted(set(old_extras) | set(new_extras)):
         if old_extras.get(key) != new_extras.get(key):
-            changes.append({"field": f"extras.{key}", "before": old_extras.get(key),
-                            "after": new_extras.get(key)})
+            changes.append(
+                {
+                    "field": f"extras.{key}",
+                    "before": old_extras.get(key),
+                    "after": new_extras.get(key),
+                }
+            )
     return changes

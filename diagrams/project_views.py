@@ -38,8 +38,7 @@ def projects_page(request):
             error = "A description has at most 200 characters."
         else:
             try:
-                project = services.project_create(actor=actor, name=name,
-                                                  description=description)
+                project = services.project_create(actor=actor, name=name, description=description)
                 return redirect(f"/projects/{project.id}/")
             except ApiError as failure:
                 error = failure.message
@@ -50,27 +49,47 @@ def projects_page(request):
         page = max(0, int(request.GET.get("page", "0")))
     except ValueError:
         page = 0
-    projects, total = selectors.project_list(actor=actor, page=page, size=PAGE_SIZE,
-                                             pinned=pinned, archived=archived,
-                                             query=query or None)
+    projects, total = selectors.project_list(
+        actor=actor,
+        page=page,
+        size=PAGE_SIZE,
+        pinned=pinned,
+        archived=archived,
+        query=query or None,
+    )
     pages = max(1, -(-total // PAGE_SIZE))
-    filters = {"q": query, "pinned": request.GET.get("pinned", ""),
-               "archived": request.GET.get("archived", "no")}
+    filters = {
+        "q": query,
+        "pinned": request.GET.get("pinned", ""),
+        "archived": request.GET.get("archived", "no"),
+    }
 
     def page_link(number: int) -> str:
         return "?" + urlencode({**filters, "page": number})
 
     session = request._archsvc_page_session
-    return render(request, "diagrams/projects.html", {
-        "projects": projects, "total": total, "page": page, "pages": pages,
-        "previous": page_link(page - 1) if page > 0 else None,
-        "next": page_link(page + 1) if page + 1 < pages else None,
-        "filters": filters, "limits": limits_get(organization=actor.organization),
-        "message": message, "error": error,
-        "memberships": list(user_memberships(user_id=session.membership.user_id)),
-        "form": {"name": request.POST.get("name", ""),
-                 "description": request.POST.get("description", "")},
-    }, status=400 if error else 200)
+    return render(
+        request,
+        "diagrams/projects.html",
+        {
+            "projects": projects,
+            "total": total,
+            "page": page,
+            "pages": pages,
+            "previous": page_link(page - 1) if page > 0 else None,
+            "next": page_link(page + 1) if page + 1 < pages else None,
+            "filters": filters,
+            "limits": limits_get(organization=actor.organization),
+            "message": message,
+            "error": error,
+            "memberships": list(user_memberships(user_id=session.membership.user_id)),
+            "form": {
+                "name": request.POST.get("name", ""),
+                "description": request.POST.get("description", ""),
+            },
+        },
+        status=400 if error else 200,
+    )
 
 
 def _back(request) -> str:
@@ -90,8 +109,9 @@ def project_action(request, project_id: str, action: str):
         elif action == "unpin":
             services.pin_delete(actor=actor, project_id=project_id)
         elif action in ("archive", "unarchive"):
-            services.project_update(actor=actor, project_id=project_id,
-                                    archived=action == "archive")
+            services.project_update(
+                actor=actor, project_id=project_id, archived=action == "archive"
+            )
         elif action == "duplicate":
             copy = services.project_duplicate(actor=actor, project_id=project_id)
             return redirect(f"/projects/{copy.id}/")
@@ -101,8 +121,12 @@ def project_action(request, project_id: str, action: str):
         if failure.code == "project_not_found":
             return render(request, "404.html", status=404)
         if failure.code != "not_found":  # unpinning what is not pinned is fine here
-            return render(request, "diagrams/project_refused.html",
-                          {"message": failure.message}, status=failure.status)
+            return render(
+                request,
+                "diagrams/project_refused.html",
+                {"message": failure.message},
+                status=failure.status,
+            )
     return redirect(_back(request))
 
 
@@ -118,13 +142,20 @@ def project_delete_page(request, project_id: str):
         return render(request, "404.html", status=404)
     if request.method == "POST":
         if request.POST.get("confirm_name", "").strip() != project.name:
-            return render(request, "diagrams/project_delete.html", {
-                "project": project, "error": "Type the project's name exactly to delete it."},
-                status=400)
+            return render(
+                request,
+                "diagrams/project_delete.html",
+                {"project": project, "error": "Type the project's name exactly to delete it."},
+                status=400,
+            )
         try:
             services.project_delete(actor=actor, project_id=project_id)
         except ApiError as failure:
-            return render(request, "diagrams/project_refused.html",
-                          {"message": failure.message}, status=failure.status)
+            return render(
+                request,
+                "diagrams/project_refused.html",
+                {"message": failure.message},
+                status=failure.status,
+            )
         return redirect("/")
     return render(request, "diagrams/project_delete.html", {"project": project})

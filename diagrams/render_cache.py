@@ -28,13 +28,23 @@ logger = logging.getLogger("archsvc.render_cache")
 
 # This module is part of the version too: it decides what a cached value is (bytes).
 _SOURCES = sorted((Path(__file__).resolve().parent / "rendering").glob("*.py")) + [
-    Path(__file__).resolve().parent / "entities.py", Path(__file__).resolve()]
+    Path(__file__).resolve().parent / "entities.py",
+    Path(__file__).resolve(),
+]
 RENDER_VERSION = hashlib.sha256(b"".join(p.read_bytes() for p in _SOURCES)).hexdigest()[:12]
 
 
 def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind: str) -> str:
-    query = json.dumps([project.id, iso(project.updated_at), iso(at), sorted(filtered_ids),
-                        depth if filtered_ids else None, kind])
+    query = json.dumps(
+        [
+            project.id,
+            iso(project.updated_at),
+            iso(at),
+            sorted(filtered_ids),
+            depth if filtered_ids else None,
+            kind,
+        ]
+    )
     return f"render:{RENDER_VERSION}:{hashlib.sha256(query.encode()).hexdigest()}"
 
 

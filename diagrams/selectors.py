@@ -44,14 +44,18 @@ def project_count(*, organization: Organization) -> int:
 
 
 _PROJECT_FIELDS = Project._meta.concrete_fields
-_PIN_EXISTS = (f'EXISTS(SELECT 1 FROM "{Pin._meta.db_table}" pin '  # noqa: S608
-               'WHERE pin."project_id" = p."id" AND pin."actor_ref" = %s)')
+_PIN_EXISTS = (
+    f'EXISTS(SELECT 1 FROM "{Pin._meta.db_table}" pin '  # noqa: S608
+    'WHERE pin."project_id" = p."id" AND pin."actor_ref" = %s)'
+)
 _PROJECT_COLUMNS = f"{select_list('p', _PROJECT_FIELDS)}, {_PIN_EXISTS}"
 _PROJECT_TABLE = f'"{Project._meta.db_table}" p'
 _PROJECT_ORDER = 'ORDER BY p."updated_at" DESC, p."id" ASC LIMIT %s OFFSET %s'
 # Names come from model metadata; every value is a parameter.
-_PROJECT_SQL = (f"SELECT {_PROJECT_COLUMNS} FROM {_PROJECT_TABLE} "  # noqa: S608
-                'WHERE p."id" = %s AND p."organization_id" = %s')
+_PROJECT_SQL = (
+    f"SELECT {_PROJECT_COLUMNS} FROM {_PROJECT_TABLE} "  # noqa: S608
+    'WHERE p."id" = %s AND p."organization_id" = %s'
+)
 _PROJECT_ROW = Columns([*_PROJECT_FIELDS, None])
 # The API key of a request and the project in its path, in one statement: the project is
 # joined only within the key's organization, so another organization's is not found.
@@ -93,16 +97,26 @@ def api_key_actor_and_project(*, token: str, project_id: str) -> tuple[Actor, Pr
     if not isinstance(project_id, str) or not is_project_id(project_id):
         return api_key_actor(token=token), None
     verified = api_key_token(token=token)
-    row = reconnecting(lambda: fetch_row(
-        _KEY_AND_PROJECT_SQL, [verified.actor_ref, project_id, verified.key_id],
-        _KEY_AND_PROJECT_ROW))
+    row = reconnecting(
+        lambda: fetch_row(
+            _KEY_AND_PROJECT_SQL,
+            [verified.actor_ref, project_id, verified.key_id],
+            _KEY_AND_PROJECT_ROW,
+        )
+    )
     actor = api_key_actor_from_row(token=verified, row=row and row[:_KEY_WIDTH])
     project_row = row[_KEY_WIDTH:]
     return actor, (_project_from_row(project_row) if project_row[0] is not None else None)
 
 
-def _project_conditions(*, actor_ref: str, pinned: bool | None, archived: bool | None,
-                        created_by: str | None, query: str | None) -> tuple[list[str], list]:
+def _project_conditions(
+    *,
+    actor_ref: str,
+    pinned: bool | None,
+    archived: bool | None,
+    created_by: str | None,
+    query: str | None,
+) -> tuple[list[str], list]:
     """The conditions on `p` of a project list's filters, with their parameters."""
     conditions, params = [], []
     if pinned is not None:
@@ -121,46 +135,76 @@ def _project_conditions(*, actor_ref: str, pinned: bool | None, archived: bool |
     return conditions, params
 
 
-def project_list(*, actor: Actor, page: int, size: int, pinned: bool | None = None,
-                 archived: bool | None = None, created_by: str | None = None,
-                 query: str | None = None) -> tuple[list[Project], int]:
+def project_list(
+    *,
+    actor: Actor,
+    page: int,
+    size: int,
+    pinned: bool | None = None,
+    archived: bool | None = None,
+    created_by: str | None = None,
+    query: str | None = None,
+) -> tuple[list[Project], int]:
     """A page of projects, most recently updated first, then by id; and the total. One
     hand-written query (the total rides along as a window count; a page past the end asks
     for the count alone)."""
-    conditions, params = _project_conditions(actor_ref=actor.ref, pinned=pinned,
-                                             archived=archived, created_by=created_by,
-                                             query=query)
+    conditions, params = _project_conditions(
+        actor_ref=actor.ref, pinned=pinned, archived=archived, created_by=created_by, query=query
+    )
     where = " AND ".join(['p."organization_id" = %s', *conditions])
     params = [actor.organization_id, *params]
     rows = fetch_rows(
         f"SELECT {_PROJECT_COLUMNS}, COUNT(*) OVER () FROM {_PROJECT_TABLE} "  # noqa: S608
         f"WHERE {where} {_PROJECT_ORDER}",
-        [actor.ref, *params, size, page * size], _PAGE_ROW)
+        [actor.ref, *params, size, page * size],
+        _PAGE_ROW,
+    )
     if not rows:
-        total = fetch_row(f"SELECT COUNT(*) FROM {_PROJECT_TABLE} WHERE {where}",  # noqa: S608
-                          params, _COUNT_ROW)[0] if page else 0
+        total = (
+            fetch_row(
+                f"SELECT COUNT(*) FROM {_PROJECT_TABLE} WHERE {where}",  # noqa: S608
+                params,
+                _COUNT_ROW,
+            )[0]
+            if page
+            else 0
+        )
         return [], total
     return [_project_from_row(row[:-1]) for row in rows], rows[0][-1]
 
 
 def api_key_actor_and_project_page(
-        *, token: str, page: int, size: int, pinned: bool | None = None,
-        archived: bool | None = None, created_by: str | None = None, query: str | None = None,
+    *,
+    token: str,
+    page: int,
+    size: int,
+    pinned: bool | None = None,
+    archived: bool | None = None,
+    created_by: str | None = None,
+    query: str | None = None,
 ) -> tuple[Actor, tuple[list[Project], int] | None]:
     """The actor of a bearer key (as accounts.selectors.api_key_actor) and the page of
     project_list with its total, in one hand-written query: the key's organization's
     projects joined to the key row. None for the page when it lies past the last one (no
     row comes back then, so the key is read alone and project_list answers)."""
     verified = api_key_token(token=token)
-    conditions, params = _project_conditions(actor_ref=verified.actor_ref, pinned=pinned,
-                                             archived=archived, created_by=created_by,
-                                             query=query)
+    conditions, params = _project_conditions(
+        actor_ref=verified.actor_ref,
+        pinned=pinned,
+        archived=archived,
+        created_by=created_by,
+        query=query,
+    )
     joined = " AND ".join(['p."organization_id" = k."organization_id"', *conditions])
-    rows = reconnecting(lambda: fetch_rows(
-        f"SELECT {API_KEY_ROW_COLUMNS}, {_PROJECT_COLUMNS}, COUNT(p.\"id\") OVER () "  # noqa: S608
-        f"FROM {API_KEY_ROW_FROM} LEFT JOIN {_PROJECT_TABLE} ON {joined} "
-        f"WHERE {API_KEY_ROW_WHERE} {_PROJECT_ORDER}",
-        [verified.actor_ref, *params, verified.key_id, size, page * size], None))
+    rows = reconnecting(
+        lambda: fetch_rows(
+            f'SELECT {API_KEY_ROW_COLUMNS}, {_PROJECT_COLUMNS}, COUNT(p."id") OVER () '  # noqa: S608
+            f"FROM {API_KEY_ROW_FROM} LEFT JOIN {_PROJECT_TABLE} ON {joined} "
+            f"WHERE {API_KEY_ROW_WHERE} {_PROJECT_ORDER}",
+            [verified.actor_ref, *params, verified.key_id, size, page * size],
+            None,
+        )
+    )
     if not rows:
         return api_key_actor(token=token), None
     # Every row repeats the key's columns: they are converted once, from the first.
@@ -172,8 +216,9 @@ def api_key_actor_and_project_page(
 def pin_list(*, actor: Actor) -> list[Pin]:
     """The actor's pins in its organization, most recently pinned first."""
     return list(
-        Pin.objects.filter(actor_ref=actor.ref, project__organization_id=actor.organization_id)
-        .order_by("-pinned_at", "-id")
+        Pin.objects.filter(
+            actor_ref=actor.ref, project__organization_id=actor.organization_id
+        ).order_by("-pinned_at", "-id")
     )
 
 
@@ -189,10 +234,14 @@ def live_snapshots(*, project: Project, at: datetime | None = None) -> QuerySet[
     live-slug partial index; a past state picks, per service, the last snapshot begun by
     `at` through the (service, valid_from) index, never scanning the whole history."""
     if _is_current(at):
-        return ServiceSnapshot.objects.filter(project=project, valid_until__isnull=True,
-                                              deleted=False)
-    latest = (ServiceSnapshot.objects.filter(service=OuterRef("pk"), valid_from__lte=at)
-              .order_by("-valid_from").values("pk")[:1])
+        return ServiceSnapshot.objects.filter(
+            project=project, valid_until__isnull=True, deleted=False
+        )
+    latest = (
+        ServiceSnapshot.objects.filter(service=OuterRef("pk"), valid_from__lte=at)
+        .order_by("-valid_from")
+        .values("pk")[:1]
+    )
     ids = Service.objects.filter(project=project).annotate(snap=Subquery(latest)).values("snap")
     return ServiceSnapshot.objects.filter(pk__in=ids, deleted=False)
 
@@ -200,8 +249,10 @@ def live_snapshots(*, project: Project, at: datetime | None = None) -> QuerySet[
 def services_at(*, project: Project, at: datetime | None = None) -> list[ServiceSnapshot]:
     """The live services of the project as of `at`, one snapshot each, by slug: one query.
     Sorted here, by code point, so that every database's collation gives the same order."""
-    return sorted(live_snapshots(project=project, at=at).select_related("service"),
-                  key=lambda snapshot: snapshot.slug)
+    return sorted(
+        live_snapshots(project=project, at=at).select_related("service"),
+        key=lambda snapshot: snapshot.slug,
+    )
 
 
 def service_at(*, project: Project, slug: str, at: datetime | None = None) -> ServiceSnapshot:
@@ -210,8 +261,9 @@ def service_at(*, project: Project, slug: str, at: datetime | None = None) -> Se
     if _is_current(at):
         snapshots = snapshots.filter(valid_until__isnull=True)
     else:
-        snapshots = snapshots.filter(Q(valid_until__isnull=True) | Q(valid_until__gt=at),
-                                     valid_from__lte=at)
+        snapshots = snapshots.filter(
+            Q(valid_until__isnull=True) | Q(valid_until__gt=at), valid_from__lte=at
+        )
     snapshot = snapshots.select_related("service").first()
     if snapshot is None:
         raise ServiceNotFound()
@@ -220,10 +272,16 @@ def service_at(*, project: Project, slug: str, at: datetime | None = None) -> Se
 
 def service_state(snapshot: ServiceSnapshot) -> ServiceState:
     return ServiceState(
-        slug=snapshot.slug, name=snapshot.name, description=snapshot.description,
-        category=snapshot.category, owner=snapshot.owner, flows=tuple(snapshot.flows or ()),
-        consumes=tuple(snapshot.consumes or ()), produces=tuple(snapshot.produces or ()),
-        extras=dict(snapshot.extras or {}), updated_at=snapshot.valid_from,
+        slug=snapshot.slug,
+        name=snapshot.name,
+        description=snapshot.description,
+        category=snapshot.category,
+        owner=snapshot.owner,
+        flows=tuple(snapshot.flows or ()),
+        consumes=tuple(snapshot.consumes or ()),
+        produces=tuple(snapshot.produces or ()),
+        extras=dict(snapshot.extras or {}),
+        updated_at=snapshot.valid_from,
     )
 
 
@@ -241,8 +299,11 @@ def history_page(*, project: Project, page: int, size: int) -> tuple[list[Servic
     snapshots = ServiceSnapshot.objects.filter(project=project)
     total = snapshots.count()
     offset = page * size
-    items = list(snapshots.order_by("-valid_from", "-version", "-id")[offset:offset + size]) \
-        if offset < total else []
+    items = (
+        list(snapshots.order_by("-valid_from", "-version", "-id")[offset : offset + size])
+        if offset < total
+        else []
+    )
     return items, total
 
 
@@ -257,8 +318,9 @@ def snapshot_diff(*, project: Project, snapshot_id: str) -> dict:
         raise NotFound("Snapshot not found.")
     previous = None
     if snapshot.version > 1:
-        previous = ServiceSnapshot.objects.filter(service_id=snapshot.service_id,
-                                                  version=snapshot.version - 1).first()
+        previous = ServiceSnapshot.objects.filter(
+            service_id=snapshot.service_id, version=snapshot.version - 1
+        ).first()
     before = snapshot_fields(previous) if previous else None
     after = None if snapshot.deleted else snapshot_fields(snapshot)
     return {
@@ -273,17 +335,23 @@ def snapshot_diff(*, project: Project, snapshot_id: str) -> dict:
 def snapshot_fields(snapshot: ServiceSnapshot) -> dict:
     """The request fields of a snapshot, as stored (nulls included)."""
     return {
-        "name": snapshot.name, "description": snapshot.description,
-        "category": snapshot.category, "owner": snapshot.owner, "flows": snapshot.flows,
-        "consumes": snapshot.consumes, "produces": snapshot.produces, "extras": snapshot.extras,
+        "name": snapshot.name,
+        "description": snapshot.description,
+        "category": snapshot.category,
+        "owner": snapshot.owner,
+        "flows": snapshot.flows,
+        "consumes": snapshot.consumes,
+        "produces": snapshot.produces,
+        "extras": snapshot.extras,
     }
 
 
 # --- Graph renderings -----------------------------------------------------------------------
 
 
-def project_graph_view(*, project: Project, at: datetime | None, filtered_ids: list[str],
-                       depth: int | None) -> tuple[nx.DiGraph, Layout, dict]:
+def project_graph_view(
+    *, project: Project, at: datetime | None, filtered_ids: list[str], depth: int | None
+) -> tuple[nx.DiGraph, Layout, dict]:
     """The project's graph as of `at`, focused on `filtered_ids` within `depth` hops, and
     its layout; plus the header texts. Category ids in a focus are the same as in
     /entities (computed over the whole project)."""
@@ -292,8 +360,9 @@ def project_graph_view(*, project: Project, at: datetime | None, filtered_ids: l
     return graph, layout, {"title": project.name, "when": _when_label(project, at)}
 
 
-def project_graph_only(*, project: Project, at: datetime | None, filtered_ids: list[str],
-                       depth: int | None) -> nx.DiGraph:
+def project_graph_only(
+    *, project: Project, at: datetime | None, filtered_ids: list[str], depth: int | None
+) -> nx.DiGraph:
     """The project's graph as of `at`, focused when `filtered_ids` are given."""
     graph, entities = project_graph(project_state(project=project, at=at))
     if filtered_ids:
@@ -316,17 +385,37 @@ def assistant_context(*, project: Project):
     from diagrams.assistant.context import AssistantContext, HistoryEvent
 
     graph, entities = project_graph(project_state(project=project))
-    events = [HistoryEvent(at=s.valid_from, action=s.action, service_slug=s.slug,
-                           service_name=s.name, actor=s.actor)
-              for s in ServiceSnapshot.objects.filter(project=project)
-              .order_by("-valid_from", "-version")[:5000]]
-    return AssistantContext(project_name=project.name, graph=graph, entities=entities,
-                            history=events, now=timezone.now())
+    events = [
+        HistoryEvent(
+            at=s.valid_from,
+            action=s.action,
+            service_slug=s.slug,
+            service_name=s.name,
+            actor=s.actor,
+        )
+        for s in ServiceSnapshot.objects.filter(project=project).order_by(
+            "-valid_from", "-version"
+        )[:5000]
+    ]
+    return AssistantContext(
+        project_name=project.name,
+        graph=graph,
+        entities=entities,
+        history=events,
+        now=timezone.now(),
+    )
 
 
-def project_render(*, project: Project, at: datetime | None, filtered_ids: list[str],
-                   depth: int | None, kind: str, query_echo: str | None = None,
-                   gzipped: bool = False):
+def project_render(
+    *,
+    project: Project,
+    at: datetime | None,
+    filtered_ids: list[str],
+    depth: int | None,
+    kind: str,
+    query_echo: str | None = None,
+    gzipped: bool = False,
+):
     """The project's graph rendered as `svg`, `mermaid` or `json` (the encoded
     ProjectGraph), as UTF-8 bytes, from the shared cache when this state was rendered
     before; gzip bytes when `gzipped`."""
@@ -337,23 +426,35 @@ def project_render(*, project: Project, at: datetime | None, filtered_ids: list[
 
     def compute():
         if kind == "mermaid":
-            return mermaid_flowchart(project_graph_only(
-                project=project, at=at, filtered_ids=filtered_ids, depth=depth))
-        graph, layout, header = project_graph_view(project=project, at=at,
-                                                   filtered_ids=filtered_ids, depth=depth)
+            return mermaid_flowchart(
+                project_graph_only(project=project, at=at, filtered_ids=filtered_ids, depth=depth)
+            )
+        graph, layout, header = project_graph_view(
+            project=project, at=at, filtered_ids=filtered_ids, depth=depth
+        )
         if kind == "svg":
             return svg_document(graph, layout, **header)
         width, height = svg_size(graph, layout, **header)
-        return json_bytes(project_graph_json(
-            graph, layout, project_id=project.id, at=query_echo, filtered_ids=filtered_ids,
-            depth=depth if filtered_ids else None, width=width, height=height))
+        return json_bytes(
+            project_graph_json(
+                graph,
+                layout,
+                project_id=project.id,
+                at=query_echo,
+                filtered_ids=filtered_ids,
+                depth=depth if filtered_ids else None,
+                width=width,
+                height=height,
+            )
+        )
 
     key = render_key(project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind=kind)
     return cached_encoded(key, compute, gzipped=gzipped)
 
 
-def project_read_cached(*, project: Project, at: datetime | None, kind: str, compute,
-                        gzipped: bool = False) -> bytes:
+def project_read_cached(
+    *, project: Project, at: datetime | None, kind: str, compute, gzipped: bool = False
+) -> bytes:
     """A read of the project's state (services, entities) as encoded JSON (gzip bytes when
     `gzipped`), cached under the project's state like the renders: any write to the project
     makes it unreachable."""

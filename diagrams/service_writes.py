@@ -18,9 +18,19 @@ NULLABLE = ("description", "category", "owner", "flows", "extras")
 
 def _fields(data: dict, base: dict | None = None) -> dict:
     """The stored fields after applying `data` (validated) to `base` (partial update)."""
-    fields = dict(base or {"name": None, "description": None, "category": None,
-                           "owner": None, "flows": None, "consumes": [], "produces": [],
-                           "extras": None})
+    fields = dict(
+        base
+        or {
+            "name": None,
+            "description": None,
+            "category": None,
+            "owner": None,
+            "flows": None,
+            "consumes": [],
+            "produces": [],
+            "extras": None,
+        }
+    )
     for key, value in data.items():
         if key in ("consumes", "produces"):
             fields[key] = [topic_normal(t) for t in value]
@@ -34,16 +44,29 @@ def _fields(data: dict, base: dict | None = None) -> dict:
 
 
 def _stored(snapshot: ServiceSnapshot) -> dict:
-    return {k: getattr(snapshot, k) for k in
-            ("name", "description", "category", "owner", "flows", "consumes", "produces",
-             "extras")}
+    return {
+        k: getattr(snapshot, k)
+        for k in (
+            "name",
+            "description",
+            "category",
+            "owner",
+            "flows",
+            "consumes",
+            "produces",
+            "extras",
+        )
+    }
 
 
 def _project_locked(*, actor: Actor, project_id: str) -> Project:
     if not is_project_id(project_id):
         raise ProjectNotFound()
-    project = (Project.objects.select_for_update()
-               .filter(pk=project_id, organization_id=actor.organization_id).first())
+    project = (
+        Project.objects.select_for_update()
+        .filter(pk=project_id, organization_id=actor.organization_id)
+        .first()
+    )
     if project is None:
         raise ProjectNotFound()
     return project
@@ -56,8 +79,9 @@ def _after(previous: datetime) -> datetime:
 
 
 def _slug_taken(*, project: Project, slug: str, service_id=None) -> bool:
-    live = ServiceSnapshot.objects.filter(project=project, slug=slug, valid_until__isnull=True,
-                                          deleted=False)
+    live = ServiceSnapshot.objects.filter(
+        project=project, slug=slug, valid_until__isnull=True, deleted=False
+    )
     if service_id is not None:
         live = live.exclude(service_id=service_id)
     return live.exists()
@@ -89,12 +113,28 @@ def _conflicts_become_409(write):
     return wrapper
 
 
-def _snapshot(*, service: Service, project: Project, version: int, action: str, fields: dict,
-              actor: Actor, at: datetime, deleted: bool = False) -> ServiceSnapshot:
+def _snapshot(
+    *,
+    service: Service,
+    project: Project,
+    version: int,
+    action: str,
+    fields: dict,
+    actor: Actor,
+    at: datetime,
+    deleted: bool = False,
+) -> ServiceSnapshot:
     snapshot = ServiceSnapshot.objects.create(
-        service=service, project=project, version=version, action=action, deleted=deleted,
-        slug=service_slug(fields["name"]), actor=actor.name, actor_type=actor.type,
-        valid_from=at, **fields,
+        service=service,
+        project=project,
+        version=version,
+        action=action,
+        deleted=deleted,
+        slug=service_slug(fields["name"]),
+        actor=actor.name,
+        actor_type=actor.type,
+        valid_from=at,
+        **fields,
     )
     snapshot.service = service
     return snapshot
@@ -110,18 +150,29 @@ def service_create(*, actor: Actor, project_id: str, data: dict) -> ServiceSnaps
     if _slug_taken(project=project, slug=service_slug(fields["name"])):
         raise ServiceNameConflict()
     now = timezone.now()
-    service = Service.objects.create(project=project, created_by=actor.name,
-                                     created_by_type=actor.type, created_at=now)
-    snapshot = _snapshot(service=service, project=project, version=1,
-                         action=ServiceSnapshot.ACTION_CREATED, fields=fields, actor=actor, at=now)
+    service = Service.objects.create(
+        project=project, created_by=actor.name, created_by_type=actor.type, created_at=now
+    )
+    snapshot = _snapshot(
+        service=service,
+        project=project,
+        version=1,
+        action=ServiceSnapshot.ACTION_CREATED,
+        fields=fields,
+        actor=actor,
+        at=now,
+    )
     _touch_project(project, actor=actor, at=now, count_delta=1)
     return snapshot
 
 
 def _current_locked(*, project: Project, slug: str) -> ServiceSnapshot:
-    current = (ServiceSnapshot.objects.select_for_update().select_related("service")
-               .filter(project=project, slug=slug, valid_until__isnull=True, deleted=False)
-               .first())
+    current = (
+        ServiceSnapshot.objects.select_for_update()
+        .select_related("service")
+        .filter(project=project, slug=slug, valid_until__isnull=True, deleted=False)
+        .first()
+    )
     if current is None:
         raise ServiceNotFound()
     return current
@@ -135,16 +186,27 @@ def service_update(*, actor: Actor, project_id: str, slug: str, data: dict) -> S
     current = _current_locked(project=project, slug=slug)
     fields = _fields(data, base=_stored(current))
     new_slug = service_slug(fields["name"])
-    if new_slug != current.slug and _slug_taken(project=project, slug=new_slug,
-                                                 service_id=current.service_id):
+    if new_slug != current.slug and _slug_taken(
+        project=project, slug=new_slug, service_id=current.service_id
+    ):
         raise ServiceNameConflict()
-    action = (ServiceSnapshot.ACTION_RENAMED if fields["name"] != current.name
-              else ServiceSnapshot.ACTION_UPDATED)
+    action = (
+        ServiceSnapshot.ACTION_RENAMED
+        if fields["name"] != current.name
+        else ServiceSnapshot.ACTION_UPDATED
+    )
     now = _after(current.valid_from)
     current.valid_until = now
     current.save(update_fields=["valid_until"])
-    snapshot = _snapshot(service=current.service, project=project, version=current.version + 1,
-                         action=action, fields=fields, actor=actor, at=now)
+    snapshot = _snapshot(
+        service=current.service,
+        project=project,
+        version=current.version + 1,
+        action=action,
+        fields=fields,
+        actor=actor,
+        at=now,
+    )
     _touch_project(project, actor=actor, at=now)
     return snapshot
 
@@ -158,26 +220,48 @@ def service_delete(*, actor: Actor, project_id: str, slug: str) -> None:
     now = _after(current.valid_from)
     current.valid_until = now
     current.save(update_fields=["valid_until"])
-    _snapshot(service=current.service, project=project, version=current.version + 1,
-              action=ServiceSnapshot.ACTION_DELETED, fields=_stored(current), actor=actor,
-              at=now, deleted=True)
+    _snapshot(
+        service=current.service,
+        project=project,
+        version=current.version + 1,
+        action=ServiceSnapshot.ACTION_DELETED,
+        fields=_stored(current),
+        actor=actor,
+        at=now,
+        deleted=True,
+    )
     _touch_project(project, actor=actor, at=now, count_delta=-1)
 
 
 def services_copy(*, source: Project, target: Project, actor: Actor, at: datetime) -> int:
     """Duplicate: the source's current services become new services of `target`, made by
     the actor at `at` (CONTRACT 7). Runs inside the duplicate's transaction."""
-    current = list(ServiceSnapshot.objects.filter(project=source, valid_until__isnull=True,
-                                                  deleted=False).order_by("slug"))
-    services = [Service(project=target, created_by=actor.name, created_by_type=actor.type,
-                        created_at=at) for _ in current]
+    current = list(
+        ServiceSnapshot.objects.filter(
+            project=source, valid_until__isnull=True, deleted=False
+        ).order_by("slug")
+    )
+    services = [
+        Service(project=target, created_by=actor.name, created_by_type=actor.type, created_at=at)
+        for _ in current
+    ]
     Service.objects.bulk_create(services)
-    ServiceSnapshot.objects.bulk_create([
-        ServiceSnapshot(service=service, project=target, version=1,
-                        action=ServiceSnapshot.ACTION_CREATED, slug=snap.slug,
-                        actor=actor.name, actor_type=actor.type, valid_from=at, **_stored(snap))
-        for service, snap in zip(services, current, strict=True)
-    ])
+    ServiceSnapshot.objects.bulk_create(
+        [
+            ServiceSnapshot(
+                service=service,
+                project=target,
+                version=1,
+                action=ServiceSnapshot.ACTION_CREATED,
+                slug=snap.slug,
+                actor=actor.name,
+                actor_type=actor.type,
+                valid_from=at,
+                **_stored(snap),
+            )
+            for service, snap in zip(services, current, strict=True)
+        ]
+    )
     if current:
         target.service_count = len(current)
         target.save(update_fields=["service_count"])

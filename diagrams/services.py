@@ -31,10 +31,17 @@ def _new_project(*, actor: Actor, name: str, description: str) -> Project:
         if not Project.objects.filter(pk=project_id).exists():
             break
     project = Project.objects.create(
-        id=project_id, organization_id=actor.organization_id, name=name,
-        description=description, created_by=actor.name, created_by_type=actor.type,
-        created_by_ref=actor.ref, updated_by=actor.name, updated_by_type=actor.type,
-        created_at=now, updated_at=now,
+        id=project_id,
+        organization_id=actor.organization_id,
+        name=name,
+        description=description,
+        created_by=actor.name,
+        created_by_type=actor.type,
+        created_by_ref=actor.ref,
+        updated_by=actor.name,
+        updated_by_type=actor.type,
+        created_at=now,
+        updated_at=now,
     )
     project.is_pinned = False
     return project
@@ -51,31 +58,47 @@ def project_for_management(*, actor: Actor, project_id: str) -> Project:
     """The project locked for this transaction; 404 before 403 (CONTRACT 15)."""
     if not is_project_id(project_id):
         raise ProjectNotFound()
-    project = (Project.objects.select_for_update()
-               .filter(pk=project_id, organization_id=actor.organization_id).first())
+    project = (
+        Project.objects.select_for_update()
+        .filter(pk=project_id, organization_id=actor.organization_id)
+        .first()
+    )
     if project is None:
         raise ProjectNotFound()
     if not actor.can_manage_project(created_by_ref=project.created_by_ref):
-        raise Forbidden("Only an admin, the project's creator or a key with "
-                        "projects:manage can change this project.")
+        raise Forbidden(
+            "Only an admin, the project's creator or a key with "
+            "projects:manage can change this project."
+        )
     return project
 
 
-def project_update(*, actor: Actor, project_id: str, name: str | None = None,
-                   description: str | None = None, archived: bool | None = None) -> Project:
+def project_update(
+    *,
+    actor: Actor,
+    project_id: str,
+    name: str | None = None,
+    description: str | None = None,
+    archived: bool | None = None,
+) -> Project:
     """Partial update; `updatedAt`/`updatedBy` move only when something changed."""
     with transaction.atomic():
         project = project_for_management(actor=actor, project_id=project_id)
-        changes = {field: value for field, value in
-                   (("name", name), ("description", description), ("archived", archived))
-                   if value is not None and getattr(project, field) != value}
+        changes = {
+            field: value
+            for field, value in (
+                ("name", name),
+                ("description", description),
+                ("archived", archived),
+            )
+            if value is not None and getattr(project, field) != value
+        }
         if changes:
             for field, value in changes.items():
                 setattr(project, field, value)
             project.updated_at = timezone.now()
             project.updated_by, project.updated_by_type = actor.name, actor.type
-            project.save(update_fields=[*changes, "updated_at", "updated_by",
-                                        "updated_by_type"])
+            project.save(update_fields=[*changes, "updated_at", "updated_by", "updated_by_type"])
     return project_get(actor=actor, project_id=project_id)
 
 
@@ -114,4 +137,3 @@ def pin_delete(*, actor: Actor, project_id: str) -> None:
     deleted, _ = Pin.objects.filter(project=project, actor_ref=actor.ref).delete()
     if not deleted:
         raise NotFound("The project is not pinned.")
-

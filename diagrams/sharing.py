@@ -20,8 +20,13 @@ def share_token_rotate(*, actor: Actor, project_id: str) -> PublicShareToken:
     project = project_for_management(actor=actor, project_id=project_id)
     share, _ = PublicShareToken.objects.update_or_create(
         project=project,
-        defaults={"token": uuid.uuid4(), "created_at": timezone.now(),
-                  "created_by": actor.name, "created_by_type": actor.type})
+        defaults={
+            "token": uuid.uuid4(),
+            "created_at": timezone.now(),
+            "created_by": actor.name,
+            "created_by_type": actor.type,
+        },
+    )
     return share
 
 
@@ -49,5 +54,6 @@ def shared_project(*, token: str) -> Project | None:
     except ValueError:
         return None
     share = reconnecting(
-        lambda: PublicShareToken.objects.select_related("project").filter(token=value).first())
+        lambda: PublicShareToken.objects.select_related("project").filter(token=value).first()
+    )
     return share.project if share else None

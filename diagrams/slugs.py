@@ -43,12 +43,11 @@ def service_slug(name: str) -> str:
     if not slug:
         return f"service-{sha1_hex(name)[:8]}"
     if len(slug) > SERVICE_SLUG_MAX:
-        slug = f"{slug[:SERVICE_SLUG_MAX - 9].rstrip('-_')}-{sha1_hex(name)[:8]}"
+        slug = f"{slug[: SERVICE_SLUG_MAX - 9].rstrip('-_')}-{sha1_hex(name)[:8]}"
     return slug
 
 
 def entity_slug(name: str) -> str:
     """Topics, categories, owners, flows: lower-case, runs outside [a-z0-9] become one
     hyphen, trimmed; the first 8 hex of the name's SHA-1 when nothing is left."""
-    return _NON_ALNUM.sub("-", name.lower()).strip("-") or \
-        sha1_hex(name)[:8]
+    return _NON_ALNUM.sub("-", name.lower()).strip("-") or sha1_hex(name)[:8]

@@ -8,10 +8,15 @@ urlpatterns = [
     path("share/<str:token>/graph.svg", views.share_svg, name="share-svg"),
     path("", project_views.projects_page, name="projects"),
     path("projects/<str:project_id>/", views.project_page, name="project-page"),
-    path("projects/<str:project_id>/delete/", project_views.project_delete_page,
-         name="project-delete"),
-    re_path(r"^projects/(?P<project_id>[^/]+)/(?P<action>pin|unpin|archive|unarchive|duplicate)/$",
-            project_views.project_action, name="project-action"),
-    path("projects/<str:project_id>/share/", views.project_share_settings,
-         name="project-share"),
+    path(
+        "projects/<str:project_id>/delete/",
+        project_views.project_delete_page,
+        name="project-delete",
+    ),
+    re_path(
+        r"^projects/(?P<project_id>[^/]+)/(?P<action>pin|unpin|archive|unarchive|duplicate)/$",
+        project_views.project_action,
+        name="project-action",
+    ),
+    path("projects/<str:project_id>/share/", views.project_share_settings, name="project-share"),
 ]

@@ -19,9 +19,11 @@ from diagrams.models import PublicShareToken
 from diagrams.selectors import history_page, project_entities_at, project_get, project_render
 from diagrams.sharing import share_token_revoke, share_token_rotate, shared_project
 
-PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-            "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; "
-            "frame-ancestors {ancestors}")
+PAGE_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors {ancestors}"
+)
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 
@@ -40,8 +42,9 @@ def _graph_query(request) -> tuple[list[str], int, object]:
 
 
 def _shared(request, token: str):
-    retry_after = rate_limit_hit(request, group="public", key=f"ip:{client_ip(request)}",
-                                 rate=settings.RATE_LIMIT_PUBLIC)
+    retry_after = rate_limit_hit(
+        request, group="public", key=f"ip:{client_ip(request)}", rate=settings.RATE_LIMIT_PUBLIC
+    )
     if retry_after:
         raise _Refused(429, "Too many requests; retry later.", retry_after)
     project = shared_project(token=token)
@@ -57,14 +60,18 @@ def _private(response: HttpResponse, csp: str) -> HttpResponse:
     return response
 
 
-def _refusal(request, refused: _Refused, *, page: bool, ancestors: str = "'none'"
-             ) -> HttpResponse:
+def _refusal(request, refused: _Refused, *, page: bool, ancestors: str = "'none'") -> HttpResponse:
     if page:
-        response = render(request, "diagrams/share_unavailable.html",
-                          {"message": refused.message}, status=refused.status)
+        response = render(
+            request,
+            "diagrams/share_unavailable.html",
+            {"message": refused.message},
+            status=refused.status,
+        )
     else:
-        response = HttpResponse(refused.message, status=refused.status,
-                                content_type="text/plain; charset=utf-8")
+        response = HttpResponse(
+            refused.message, status=refused.status, content_type="text/plain; charset=utf-8"
+        )
     if refused.retry_after:
         response["Retry-After"] = str(refused.retry_after)
     return _private(response, PAGE_CSP.format(ancestors=ancestors))
@@ -76,12 +83,21 @@ def _page(request, token: str, template: str, ancestors: str) -> HttpResponse:
         filtered_ids, depth, at = _graph_query(request)
     except _Refused as refused:  # an embed says so inside the embedding page
         return _refusal(request, refused, page=True, ancestors=ancestors)
-    svg = project_render(project=project, at=at, filtered_ids=filtered_ids, depth=depth,
-                         kind="svg").decode()
-    response = render(request, template, {
-        "project_name": project.name, "token": token, "svg": svg,
-        "filtered_ids": ",".join(filtered_ids), "depth": depth, "depths": range(6),
-    })
+    svg = project_render(
+        project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind="svg"
+    ).decode()
+    response = render(
+        request,
+        template,
+        {
+            "project_name": project.name,
+            "token": token,
+            "svg": svg,
+            "filtered_ids": ",".join(filtered_ids),
+            "depth": depth,
+            "depths": range(6),
+        },
+    )
     return _private(response, PAGE_CSP.format(ancestors=ancestors))
 
 
@@ -107,8 +123,9 @@ def share_svg(request, token: str):
     except _Refused as refused:
         return _refusal(request, refused, page=False)
     gzipped = accepts_gzip(request)
-    svg = project_render(project=project, at=at, filtered_ids=filtered_ids, depth=depth,
-                         kind="svg", gzipped=gzipped)
+    svg = project_render(
+        project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind="svg", gzipped=gzipped
+    )
     response = encoded_response(svg, content_type="image/svg+xml", gzipped=gzipped)
     return _private(response, SVG_CSP)
 
@@ -145,13 +162,23 @@ def project_share_settings(request, project_id: str):
             "embed": f"{base}/share/{share.token}/embed/",
             "svg": f"{base}/share/{share.token}/graph.svg",
         }
-        links["snippet"] = (f'<iframe src="{links["embed"]}" width="100%" height="520" '
-                            f'style="border:1px solid #dde1e8;border-radius:8px" '
-                            f'loading="lazy" title="{escape(project.name)}"></iframe>')
-    return render(request, "diagrams/project_share.html", {
-        "project": project, "share": share, "links": links, "message": message,
-        "can_manage": actor.can_manage_project(created_by_ref=project.created_by_ref),
-    }, status=status)
+        links["snippet"] = (
+            f'<iframe src="{links["embed"]}" width="100%" height="520" '
+            f'style="border:1px solid #dde1e8;border-radius:8px" '
+            f'loading="lazy" title="{escape(project.name)}"></iframe>'
+        )
+    return render(
+        request,
+        "diagrams/project_share.html",
+        {
+            "project": project,
+            "share": share,
+            "links": links,
+            "message": message,
+            "can_manage": actor.can_manage_project(created_by_ref=project.created_by_ref),
+        },
+        status=status,
+    )
 
 
 @require_GET
@@ -165,24 +192,48 @@ def project_page(request, project_id: str):
         project = project_get(actor=actor, project_id=project_id)
     except ApiError:
         return render(request, "404.html", status=404)
-    svg = project_render(project=project, at=None, filtered_ids=[], depth=None,
-                         kind="svg").decode()
+    svg = project_render(project=project, at=None, filtered_ids=[], depth=None, kind="svg").decode()
     entities = project_entities_at(project=project)
     events, _ = history_page(project=project, page=0, size=100)
-    timeline = [{"at": iso(e.valid_from), "slug": e.slug, "name": e.name,
-                 "action": e.action} for e in events]
-    return render(request, "diagrams/project.html", {
-        "project": project, "svg": svg,
-        "svg_url": f"/v1/projects/{project.id}/graph/svg", "depth": 1, "depths": range(6),
-        "filtered_ids": "", "timeline": timeline,
-        "service_rows": [{"id": sid, "name": e["name"], "slug": e["slug"], "owner": e["owner"],
-                          "consumes": [entities["topics"][t]["name"] for t in e["consumes"]],
-                          "produces": [entities["topics"][t]["name"] for t in e["produces"]]}
-                         for sid, e in entities["services"].items()],
-        "topic_rows": [{"id": tid, "name": t["name"],
-                        "producers": [entities["services"][s]["name"] for s in t["producers"]],
-                        "consumers": [entities["services"][s]["name"] for s in t["consumers"]]}
-                       for tid, t in entities["topics"].items()],
-        "groups": [("Category", entities["categories"]), ("Owner", entities["owners"]),
-                   ("Flow", entities["flows"])],
-    })
+    timeline = [
+        {"at": iso(e.valid_from), "slug": e.slug, "name": e.name, "action": e.action}
+        for e in events
+    ]
+    return render(
+        request,
+        "diagrams/project.html",
+        {
+            "project": project,
+            "svg": svg,
+            "svg_url": f"/v1/projects/{project.id}/graph/svg",
+            "depth": 1,
+            "depths": range(6),
+            "filtered_ids": "",
+            "timeline": timeline,
+            "service_rows": [
+                {
+                    "id": sid,
+                    "name": e["name"],
+                    "slug": e["slug"],
+                    "owner": e["owner"],
+                    "consumes": [entities["topics"][t]["name"] for t in e["consumes"]],
+                    "produces": [entities["topics"][t]["name"] for t in e["produces"]],
+                }
+                for sid, e in entities["services"].items()
+            ],
+            "topic_rows": [
+                {
+                    "id": tid,
+                    "name": t["name"],
+                    "producers": [entities["services"][s]["name"] for s in t["producers"]],
+                    "consumers": [entities["services"][s]["name"] for s in t["consumers"]],
+                }
+                for tid, t in entities["topics"].items()
+            ],
+            "groups": [
+                ("Category", entities["categories"]),
+                ("Owner", entities["owners"]),
+                ("Flow", entities["flows"]),
+            ],
+        },
+    )

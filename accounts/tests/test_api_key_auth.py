@@ -35,8 +35,9 @@ def route(request, factory, org) -> str:
     if request.param == "plain":
         return "/v1/limits"
     owner = factory.key_client(org, "owner", ["projects:manage"])
-    project = owner.post("/v1/projects", {"name": "Routed", "description": "d"},
-                         content_type="application/json")
+    project = owner.post(
+        "/v1/projects", {"name": "Routed", "description": "d"}, content_type="application/json"
+    )
     assert project.status_code == 200, project.content
     return f"/v1/projects/{project.json()['id']}/services"
 
@@ -55,10 +56,18 @@ def test_no_credentials_is_401(route):
     assert_unauthorized(Client().get(route))
 
 
-@pytest.mark.parametrize("header", [
-    "Bearer", "Bearer ", "Bearer garbage", "Bearer a.b.c", "Basic dXNlcjpwYXNz",
-    "bearer " + "x" * 20, "Token abc",
-])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Bearer",
+        "Bearer ",
+        "Bearer garbage",
+        "Bearer a.b.c",
+        "Basic dXNlcjpwYXNz",
+        "bearer " + "x" * 20,
+        "Token abc",
+    ],
+)
 def test_garbage_authorization_is_401(db, header, route):
     assert_unauthorized(Client(HTTP_AUTHORIZATION=header).get(route))
 
@@ -73,19 +82,27 @@ def test_alg_none_is_401(factory, org, route):
 def test_wrong_signature_is_401(factory, org, route):
     token = factory.key(org)
     claims = jwt.decode(token, options={"verify_signature": False})
-    forged = jwt.encode(claims, "another-secret-of-enough-length-0123456789",
-                        algorithm="HS256", headers={"typ": "apikey+jwt"})
+    forged = jwt.encode(
+        claims,
+        "another-secret-of-enough-length-0123456789",
+        algorithm="HS256",
+        headers={"typ": "apikey+jwt"},
+    )
     assert_unauthorized(bearer(forged).get(route))
     tampered = token[:-3] + ("AAA" if not token.endswith("AAA") else "BBB")
     assert_unauthorized(bearer(tampered).get(route))
 
 
 def test_expired_key_is_401(org, route):
-    key = ApiKey.objects.create(organization=org, name="old",
-                                expires_at=timezone.now() - timedelta(seconds=5))
-    token = api_key_token_encode(key_id=str(key.pk), org_id=org.pk,
-                                 issued_at=timezone.now() - timedelta(days=2),
-                                 expires_at=key.expires_at)
+    key = ApiKey.objects.create(
+        organization=org, name="old", expires_at=timezone.now() - timedelta(seconds=5)
+    )
+    token = api_key_token_encode(
+        key_id=str(key.pk),
+        org_id=org.pk,
+        issued_at=timezone.now() - timedelta(days=2),
+        expires_at=key.expires_at,
+    )
     assert_unauthorized(bearer(token).get(route))
 
 
@@ -105,8 +122,9 @@ def test_deleted_key_is_401(factory, org, route):
 def test_key_claiming_another_organization_is_401(factory, org, route):
     other = factory.org("other")
     key = ApiKey.objects.create(organization=org, name="k")
-    token = api_key_token_encode(key_id=str(key.pk), org_id=other.pk,
-                                 issued_at=timezone.now(), expires_at=None)
+    token = api_key_token_encode(
+        key_id=str(key.pk), org_id=other.pk, issued_at=timezone.now(), expires_at=None
+    )
     assert_unauthorized(bearer(token).get(route))
 
 
@@ -134,8 +152,7 @@ def test_oversized_cookie_is_401(db):
 def test_key_with_future_expiry_works(factory, org, route):
     from accounts.services import api_key_create
 
-    _, token = api_key_create(organization=org, name="soon", permissions=[],
-                              expires_in_days=1)
+    _, token = api_key_create(organization=org, name="soon", permissions=[], expires_in_days=1)
     assert jwt.decode(token, options={"verify_signature": False})["exp"] > 0
     assert bearer(token).get(route).status_code == 200
 
@@ -153,8 +170,9 @@ def test_token_checked_once_is_still_refused_when_it_expires(org, route):
 
     key = ApiKey.objects.create(organization=org, name="short")
     expires = timezone.now().replace(microsecond=0) + timedelta(seconds=2)
-    token = api_key_token_encode(key_id=str(key.pk), org_id=org.pk, issued_at=timezone.now(),
-                                 expires_at=expires)
+    token = api_key_token_encode(
+        key_id=str(key.pk), org_id=org.pk, issued_at=timezone.now(), expires_at=expires
+    )
     assert bearer(token).get(route).status_code == 200
     time.sleep(max(0.0, (expires - timezone.now()).total_seconds()) + 0.1)
     assert_unauthorized(bearer(token).get(route))

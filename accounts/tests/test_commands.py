@@ -19,8 +19,16 @@ def run(*args) -> str:
 
 
 def test_create_member_makes_org_user_and_membership(db):
-    run("create_member", "ada@example.com", "--org", "acme", "--role", "admin",
-        "--password", "pw-123456")
+    run(
+        "create_member",
+        "ada@example.com",
+        "--org",
+        "acme",
+        "--role",
+        "admin",
+        "--password",
+        "pw-123456",
+    )
     membership = Membership.objects.get(user__email="ada@example.com")
     assert membership.role == "admin" and membership.organization.slug == "acme"
     assert membership.user.check_password("pw-123456")
@@ -31,8 +39,17 @@ def test_create_member_makes_org_user_and_membership(db):
 
 def test_create_api_key_prints_a_working_key_on_its_last_line(db):
     run("create_member", "ada@example.com", "--org", "acme")
-    output = run("create_api_key", "--org", "acme", "--name", "deploy",
-                 "--permission", "projects:manage", "--expires-in-days", "30")
+    output = run(
+        "create_api_key",
+        "--org",
+        "acme",
+        "--name",
+        "deploy",
+        "--permission",
+        "projects:manage",
+        "--expires-in-days",
+        "30",
+    )
     token = output.strip().splitlines()[-1]
     key = ApiKey.objects.get(name="deploy")
     assert key.permissions == ["projects:manage"] and key.expires_at is not None
@@ -70,13 +87,20 @@ def test_seed_demo_is_idempotent_and_the_demo_user_logs_in(db):
 
 
 def test_check_deploy_is_clean_with_production_settings():
-    env = {**{k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"},
-           "DEBUG": "0", "HTTPS": "1",
-           "SECRET_KEY": "x" * 20 + "production-secret-with-enough-entropy-1234567890",
-           "ALLOWED_HOSTS": "archsvc.example.com"}
-    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy",
-                             "--fail-level", "WARNING"], env=env, capture_output=True,
-                            text=True, timeout=120)
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"},
+        "DEBUG": "0",
+        "HTTPS": "1",
+        "SECRET_KEY": "x" * 20 + "production-secret-with-enough-entropy-1234567890",
+        "ALLOWED_HOSTS": "archsvc.example.com",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 

@@ -15,9 +15,11 @@ PASSWORD = "correct-horse-battery"
 def login(client: Client, email: str, password: str = PASSWORD, **extra):
     client.get("/accounts/login/")
     csrf = client.cookies["csrftoken"].value
-    return client.post("/accounts/login/",
-                       {"email": email, "password": password, "csrfmiddlewaretoken": csrf},
-                       **extra)
+    return client.post(
+        "/accounts/login/",
+        {"email": email, "password": password, "csrfmiddlewaretoken": csrf},
+        **extra,
+    )
 
 
 def test_login_sets_httponly_lax_session_cookie_that_authenticates(factory, org):
@@ -50,8 +52,7 @@ def test_wrong_password_is_refused_without_saying_which_part(factory, org):
 def test_login_post_without_csrf_is_403(factory, org):
     factory.member(org, email="ada@example.com")
     client = Client(enforce_csrf_checks=True)
-    response = client.post("/accounts/login/", {"email": "ada@example.com",
-                                                "password": PASSWORD})
+    response = client.post("/accounts/login/", {"email": "ada@example.com", "password": PASSWORD})
     assert response.status_code == 403
 
 
@@ -72,9 +73,15 @@ def test_user_in_several_organizations_starts_in_the_oldest(factory):
 def test_signup_creates_user_organization_and_admin_membership(db):
     client = Client()
     client.get("/accounts/signup/")
-    response = client.post("/accounts/signup/", {
-        "email": "new@example.com", "password": "a-long-password", "organization": "Globex Corp",
-        "csrfmiddlewaretoken": client.cookies["csrftoken"].value})
+    response = client.post(
+        "/accounts/signup/",
+        {
+            "email": "new@example.com",
+            "password": "a-long-password",
+            "organization": "Globex Corp",
+            "csrfmiddlewaretoken": client.cookies["csrftoken"].value,
+        },
+    )
     assert response.status_code == 302
     membership = Membership.objects.get(user__email="new@example.com")
     assert membership.role == "admin"
@@ -86,12 +93,16 @@ def test_signup_creates_user_organization_and_admin_membership(db):
 def test_signup_with_taken_email_or_short_password_explains(factory, org):
     factory.member(org, email="ada@example.com")
     client = Client()
-    response = client.post("/accounts/signup/", {
-        "email": "ada@example.com", "password": "a-long-password", "organization": "X Co"})
+    response = client.post(
+        "/accounts/signup/",
+        {"email": "ada@example.com", "password": "a-long-password", "organization": "X Co"},
+    )
     assert response.status_code == 400
     assert "exists" in response.content.decode()
-    response = client.post("/accounts/signup/", {
-        "email": "bob@example.com", "password": "short", "organization": "X Co"})
+    response = client.post(
+        "/accounts/signup/",
+        {"email": "bob@example.com", "password": "short", "organization": "X Co"},
+    )
     assert response.status_code == 400
     assert "too short" in response.content.decode()
     assert not User.objects.filter(email="bob@example.com").exists()
@@ -110,8 +121,9 @@ def test_cookie_write_with_csrf_header_passes_the_check(factory, org):
     client = factory.member_client(factory.member(org))
     client.get("/")  # any page with a form sets the csrftoken cookie
     token = client.cookies["csrftoken"].value
-    response = client.post("/v1/limits", "{}", content_type="application/json",
-                           HTTP_X_CSRFTOKEN=token)
+    response = client.post(
+        "/v1/limits", "{}", content_type="application/json", HTTP_X_CSRFTOKEN=token
+    )
     assert response.status_code == 405  # past CSRF: only the method is wrong here
 
 
@@ -186,6 +198,8 @@ def test_login_redirect_stays_on_this_site(factory, org):
     factory.member(org, email="ada@example.com")
     client = Client()
     client.get("/accounts/login/")
-    response = client.post("/accounts/login/", {
-        "email": "ada@example.com", "password": PASSWORD, "next": "https://evil.example/"})
+    response = client.post(
+        "/accounts/login/",
+        {"email": "ada@example.com", "password": PASSWORD, "next": "https://evil.example/"},
+    )
     assert response["Location"] == "/"

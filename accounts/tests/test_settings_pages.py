@@ -33,8 +33,9 @@ def member_client(factory, member):
 # --- access -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/settings/", "/settings/members/", "/settings/api-keys/",
-                                  "/settings/billing/"])
+@pytest.mark.parametrize(
+    "path", ["/settings/", "/settings/members/", "/settings/api-keys/", "/settings/billing/"]
+)
 def test_pages_need_login(db, path):
     response = Client().get(path)
     assert response.status_code == 302
@@ -49,8 +50,9 @@ def test_posts_need_login(db, org):
 
 def test_posts_need_csrf(factory, admin):
     client = factory.member_client(admin, enforce_csrf=True)
-    response = client.post("/settings/members/",
-                           {"action": "add", "email": "x@example.com", "role": "member"})
+    response = client.post(
+        "/settings/members/", {"action": "add", "email": "x@example.com", "role": "member"}
+    )
     assert response.status_code == 403
     assert not User.objects.filter(email="x@example.com").exists()
 
@@ -73,8 +75,9 @@ def test_members_page_lists_only_this_organization(factory, org, admin_client, m
 
 
 def test_admin_adds_a_new_user_without_password(org, admin_client):
-    response = admin_client.post("/settings/members/", {
-        "action": "add", "email": " New@Example.com ", "role": "member"})
+    response = admin_client.post(
+        "/settings/members/", {"action": "add", "email": " New@Example.com ", "role": "member"}
+    )
     assert response.status_code == 200
     assert "new@example.com" in response.content.decode()
     membership = Membership.objects.get(user__email="new@example.com", organization=org)
@@ -85,50 +88,58 @@ def test_admin_adds_a_new_user_without_password(org, admin_client):
 def test_admin_adds_an_existing_user_who_can_then_log_in(factory, org, admin_client):
     other = factory.org("other")
     factory.member(other, email="known@example.com", password="correct-horse-battery")
-    response = admin_client.post("/settings/members/", {
-        "action": "add", "email": "known@example.com", "role": "admin"})
+    response = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "known@example.com", "role": "admin"}
+    )
     assert response.status_code == 200
-    assert Membership.objects.get(user__email="known@example.com", organization=org).role \
-        == "admin"
+    assert Membership.objects.get(user__email="known@example.com", organization=org).role == "admin"
     assert User.objects.get(email="known@example.com").check_password("correct-horse-battery")
 
 
 def test_adding_an_existing_member_is_a_clear_error(org, admin_client, member):
-    response = admin_client.post("/settings/members/", {
-        "action": "add", "email": "member@example.com", "role": "admin"})
+    response = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "member@example.com", "role": "admin"}
+    )
     assert response.status_code == 409
     assert "already a member" in response.content.decode()
     assert Membership.objects.get(pk=member.pk).role == "member"
 
 
 def test_adding_a_bad_email_or_role_is_refused(org, admin_client):
-    response = admin_client.post("/settings/members/", {
-        "action": "add", "email": "not-an-email", "role": "member"})
+    response = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "not-an-email", "role": "member"}
+    )
     assert response.status_code == 400
-    response = admin_client.post("/settings/members/", {
-        "action": "add", "email": "ok@example.com", "role": "owner"})
+    response = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "ok@example.com", "role": "owner"}
+    )
     assert response.status_code == 400
     assert not User.objects.filter(email="ok@example.com").exists()
 
 
 def test_user_text_is_escaped(org, admin_client):
-    response = admin_client.post("/settings/members/", {
-        "action": "add", "email": "<script>alert(1)</script>@x.com", "role": "member"})
+    response = admin_client.post(
+        "/settings/members/",
+        {"action": "add", "email": "<script>alert(1)</script>@x.com", "role": "member"},
+    )
     assert "<script>alert(1)</script>" not in response.content.decode()
 
 
 def test_member_cannot_add_remove_or_change_roles(org, admin, member, member_client):
     body = member_client.get("/settings/members/").content.decode()
     assert "admin@example.com" in body and "Add member" not in body
-    response = member_client.post("/settings/members/", {
-        "action": "add", "email": "x@example.com", "role": "admin"})
+    response = member_client.post(
+        "/settings/members/", {"action": "add", "email": "x@example.com", "role": "admin"}
+    )
     assert response.status_code == 403
     assert not User.objects.filter(email="x@example.com").exists()
-    response = member_client.post("/settings/members/",
-                                  {"action": "remove", "membership": admin.pk})
+    response = member_client.post(
+        "/settings/members/", {"action": "remove", "membership": admin.pk}
+    )
     assert response.status_code == 403
-    response = member_client.post("/settings/members/",
-                                  {"action": "role", "membership": member.pk, "role": "admin"})
+    response = member_client.post(
+        "/settings/members/", {"action": "role", "membership": member.pk, "role": "admin"}
+    )
     assert response.status_code == 403
     assert Membership.objects.get(pk=admin.pk).role == "admin"
     assert Membership.objects.get(pk=member.pk).role == "member"
@@ -137,8 +148,9 @@ def test_member_cannot_add_remove_or_change_roles(org, admin, member, member_cli
 def test_admin_removes_a_member_and_their_sessions_end(factory, org, admin_client, member):
     member_client = factory.member_client(member, enforce_csrf=False)
     assert member_client.get("/settings/").status_code == 200
-    response = admin_client.post("/settings/members/",
-                                 {"action": "remove", "membership": member.pk})
+    response = admin_client.post(
+        "/settings/members/", {"action": "remove", "membership": member.pk}
+    )
     assert response.status_code == 200
     assert not Membership.objects.filter(pk=member.pk).exists()
     assert not AuthSession.objects.filter(membership_id=member.pk).exists()
@@ -147,23 +159,23 @@ def test_admin_removes_a_member_and_their_sessions_end(factory, org, admin_clien
 
 
 def test_last_admin_cannot_be_removed_or_demoted(org, admin, admin_client, member):
-    response = admin_client.post("/settings/members/",
-                                 {"action": "remove", "membership": admin.pk})
+    response = admin_client.post("/settings/members/", {"action": "remove", "membership": admin.pk})
     assert response.status_code == 400
     assert "at least one admin" in response.content.decode()
-    response = admin_client.post("/settings/members/",
-                                 {"action": "role", "membership": admin.pk, "role": "member"})
+    response = admin_client.post(
+        "/settings/members/", {"action": "role", "membership": admin.pk, "role": "member"}
+    )
     assert response.status_code == 400
     assert Membership.objects.get(pk=admin.pk).role == "admin"
 
 
 def test_admin_promotes_then_the_old_admin_may_leave(org, admin, admin_client, member):
-    response = admin_client.post("/settings/members/",
-                                 {"action": "role", "membership": member.pk, "role": "admin"})
+    response = admin_client.post(
+        "/settings/members/", {"action": "role", "membership": member.pk, "role": "admin"}
+    )
     assert response.status_code == 200
     assert Membership.objects.get(pk=member.pk).role == "admin"
-    response = admin_client.post("/settings/members/",
-                                 {"action": "remove", "membership": admin.pk})
+    response = admin_client.post("/settings/members/", {"action": "remove", "membership": admin.pk})
     assert response.status_code == 302 and response["Location"] == "/accounts/login/"
     assert not Membership.objects.filter(pk=admin.pk).exists()
 
@@ -172,9 +184,11 @@ def test_another_organizations_membership_is_not_found(factory, org, admin_clien
     other = factory.org("other")
     foreign = factory.member(other, email="foreign@example.com", role="member")
     factory.member(other, email="boss@example.com", role="admin")
-    for data in ({"action": "remove", "membership": foreign.pk},
-                 {"action": "role", "membership": foreign.pk, "role": "admin"},
-                 {"action": "remove", "membership": "nonsense"}):
+    for data in (
+        {"action": "remove", "membership": foreign.pk},
+        {"action": "role", "membership": foreign.pk, "role": "admin"},
+        {"action": "remove", "membership": "nonsense"},
+    ):
         response = admin_client.post("/settings/members/", data)
         assert response.status_code == 404
     assert Membership.objects.get(pk=foreign.pk).role == "member"
@@ -189,9 +203,15 @@ def _token_in(body: str) -> str | None:
 
 
 def test_key_is_shown_once_and_authenticates_until_revoked(org, admin_client):
-    response = admin_client.post("/settings/api-keys/", {
-        "action": "create", "name": "ci", "permissions": ["projects:manage"],
-        "expires_in_days": "30"})
+    response = admin_client.post(
+        "/settings/api-keys/",
+        {
+            "action": "create",
+            "name": "ci",
+            "permissions": ["projects:manage"],
+            "expires_in_days": "30",
+        },
+    )
     assert response.status_code == 200
     assert response["Cache-Control"].startswith("max-age=0")
     body = response.content.decode()
@@ -218,11 +238,13 @@ def test_key_without_expiry_and_errors(org, admin_client):
     assert ApiKey.objects.get(name="ops").expires_at is None
     response = admin_client.post("/settings/api-keys/", {"action": "create", "name": "ops"})
     assert response.status_code == 409 and _token_in(response.content.decode()) is None
-    response = admin_client.post("/settings/api-keys/", {
-        "action": "create", "name": "x", "expires_in_days": "-3"})
+    response = admin_client.post(
+        "/settings/api-keys/", {"action": "create", "name": "x", "expires_in_days": "-3"}
+    )
     assert response.status_code == 400
-    response = admin_client.post("/settings/api-keys/", {
-        "action": "create", "name": "y", "permissions": ["root"]})
+    response = admin_client.post(
+        "/settings/api-keys/", {"action": "create", "name": "y", "permissions": ["root"]}
+    )
     assert response.status_code == 400
     assert not ApiKey.objects.filter(name__in=["x", "y"]).exists()
 

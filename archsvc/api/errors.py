@@ -183,12 +183,12 @@ def validation_response(detail, data=None, *, code="validation_failed") -> Respo
             if isinstance(value, (str, int, float, bool)) and not (
                 isinstance(value, str) and len(value) > 1000
             ):
-                violation["rejectedValue"] = _printable(value) if isinstance(value, str) \
-                    else value
+                violation["rejectedValue"] = _printable(value) if isinstance(value, str) else value
     body = {
         "status": 400,
         "code": code,
-        "message": "The request body is invalid." if code == "validation_failed"
+        "message": "The request body is invalid."
+        if code == "validation_failed"
         else "The request body is not valid JSON.",
         "violations": violations,
     }
@@ -202,28 +202,34 @@ def exception_handler(exc, context):
     request = context.get("request")
     set_rollback()
     if isinstance(exc, ApiError):
-        return Response(error_body(exc.status, exc.code, exc.message, exc.details),
-                        status=exc.status,
-                        headers={"WWW-Authenticate": WWW_AUTHENTICATE}
-                        if exc.status == 401 else None)
+        return Response(
+            error_body(exc.status, exc.code, exc.message, exc.details),
+            status=exc.status,
+            headers={"WWW-Authenticate": WWW_AUTHENTICATE} if exc.status == 401 else None,
+        )
     if isinstance(exc, drf.ValidationError):
         data = getattr(request, "_full_data", None) if request is not None else None
         return validation_response(exc.detail, data)
     if isinstance(exc, drf.ParseError):
         return validation_response({"body": [str(exc.detail)]}, code="bad_request")
     if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
-        return Response(error_body(401, "unauthorized", "Authentication required."),
-                        status=401, headers={"WWW-Authenticate": WWW_AUTHENTICATE})
+        return Response(
+            error_body(401, "unauthorized", "Authentication required."),
+            status=401,
+            headers={"WWW-Authenticate": WWW_AUTHENTICATE},
+        )
     if isinstance(exc, (drf.PermissionDenied, DjangoPermissionDenied)):
         message = str(getattr(exc, "detail", "")) or Forbidden.message
         return Response(error_body(403, "forbidden", message), status=403)
     if isinstance(exc, SuspiciousOperation):  # e.g. a body over DATA_UPLOAD_MAX_MEMORY_SIZE
-        return Response(error_body(400, "bad_request", "The request is too large or malformed."),
-                        status=400)
+        return Response(
+            error_body(400, "bad_request", "The request is too large or malformed."), status=400
+        )
     if isinstance(exc, UnreadablePostError):  # the client went away while sending the body
         logger.warning("request body unreadable: %s", exc)
-        return Response(error_body(400, "bad_request", "The request body could not be read."),
-                        status=400)
+        return Response(
+            error_body(400, "bad_request", "The request body could not be read."), status=400
+        )
     if isinstance(exc, (drf.NotFound, Http404)):
         return Response(error_body(404, "not_found", "Not found."), status=404)
     if isinstance(exc, drf.MethodNotAllowed):
@@ -231,7 +237,8 @@ def exception_handler(exc, context):
     if isinstance(exc, drf.UnsupportedMediaType):
         return validation_response(
             {"body": ["Send the body as JSON with Content-Type: application/json."]},
-            code="bad_request")
+            code="bad_request",
+        )
     if isinstance(exc, drf.Throttled):
         retry_after = max(1, math.ceil(exc.wait or 1))
         body = error_body(429, "rate_limited", "Too many requests; retry later.")
@@ -243,9 +250,11 @@ def exception_handler(exc, context):
         return Response(error_body(status, code, str(exc.detail)), status=status)
     if isinstance(exc, (OperationalError, InterfaceError)):
         logger.exception("database unavailable")
-        return Response(error_body(503, "internal_error",
-                                   "The service is briefly unavailable; retry."),
-                        status=503, headers={"Retry-After": "1"})
+        return Response(
+            error_body(503, "internal_error", "The service is briefly unavailable; retry."),
+            status=503,
+            headers={"Retry-After": "1"},
+        )
     if isinstance(exc, DatabaseError):
         logger.exception("database error")
     else:

@@ -12,8 +12,7 @@ def query_params(request):
     return getattr(request, "query_params", None) or request.GET
 
 
-def query_int(request, name: str, *, default: int, minimum: int, maximum: int | None = None
-              ) -> int:
+def query_int(request, name: str, *, default: int, minimum: int, maximum: int | None = None) -> int:
     raw = query_params(request).get(name)
     if raw is None:
         return default

@@ -32,8 +32,7 @@ def rate_limit_hit(request: HttpRequest, *, group: str, key: str, rate: str) -> 
     if not settings.RATE_LIMIT_ENABLED:
         return None
     try:
-        usage = get_usage(request, group=group, key=lambda _g, _r: key, rate=rate,
-                          increment=True)
+        usage = get_usage(request, group=group, key=lambda _g, _r: key, rate=rate, increment=True)
     except Exception:  # noqa: BLE001 - any cache failure means "cannot count"
         logger.warning("rate limit cache unavailable; request allowed", exc_info=True)
         return None
@@ -61,8 +60,9 @@ class ActorRateThrottle(BaseThrottle):
             group, rate = "read", settings.RATE_LIMIT_READ
         else:
             group, rate = "write", settings.RATE_LIMIT_WRITE
-        self._wait = rate_limit_hit(request, group=f"api-{group}", key=actor_key(request),
-                                    rate=rate)
+        self._wait = rate_limit_hit(
+            request, group=f"api-{group}", key=actor_key(request), rate=rate
+        )
         return self._wait is None
 
     def wait(self):

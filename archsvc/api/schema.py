@@ -55,12 +55,30 @@ def _ref(name: str) -> dict:
 
 _BASE = {
     "status": {"type": "integer"},
-    "code": {"type": "string", "enum": [
-        "bad_request", "unauthorized", "payment_required", "forbidden", "not_found", "conflict",
-        "rate_limited", "internal_error", "project_not_found", "project_limit_reached",
-        "service_not_found", "service_name_conflict", "subscription_not_found",
-        "customer_not_found", "insufficient_ai_credits", "invalid_billing_cycle",
-        "validation_failed", "resource_already_exists", "public_share_token_not_found"]},
+    "code": {
+        "type": "string",
+        "enum": [
+            "bad_request",
+            "unauthorized",
+            "payment_required",
+            "forbidden",
+            "not_found",
+            "conflict",
+            "rate_limited",
+            "internal_error",
+            "project_not_found",
+            "project_limit_reached",
+            "service_not_found",
+            "service_name_conflict",
+            "subscription_not_found",
+            "customer_not_found",
+            "insufficient_ai_credits",
+            "invalid_billing_cycle",
+            "validation_failed",
+            "resource_already_exists",
+            "public_share_token_not_found",
+        ],
+    },
     "message": {"type": "string"},
 }
 ERROR_SCHEMAS = {
@@ -71,14 +89,19 @@ ERROR_SCHEMAS = {
     },
     "Violation": {
         "type": "object",
-        "properties": {"field": {"type": "string"}, "message": {"type": "string"},
-                       "rejectedValue": {"nullable": True}},
+        "properties": {
+            "field": {"type": "string"},
+            "message": {"type": "string"},
+            "rejectedValue": {"nullable": True},
+        },
         "required": ["field", "message"],
     },
     "ValidationError": {
         "type": "object",
-        "properties": {**_BASE, "violations": {
-            "type": "array", "items": {"$ref": "#/components/schemas/Violation"}}},
+        "properties": {
+            **_BASE,
+            "violations": {"type": "array", "items": {"$ref": "#/components/schemas/Violation"}},
+        },
         "required": ["status", "code", "message", "violations"],
     },
     "RateLimitError": {
@@ -107,12 +130,17 @@ def add_common_responses(result, generator, request, public):
             responses = operation.setdefault("responses", {})
             for status, (description, component) in COMMON.items():
                 if status not in responses:
-                    entry = {"description": description,
-                             "content": {"application/json": {"schema": _ref(component)}}}
+                    entry = {
+                        "description": description,
+                        "content": {"application/json": {"schema": _ref(component)}},
+                    }
                     if status == "429":
-                        entry["headers"] = {"Retry-After": {
-                            "schema": {"type": "integer"},
-                            "description": "Seconds until the window frees."}}
+                        entry["headers"] = {
+                            "Retry-After": {
+                                "schema": {"type": "integer"},
+                                "description": "Seconds until the window frees.",
+                            }
+                        }
                     if status == "401":
                         entry["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"}}}
                     responses[status] = entry

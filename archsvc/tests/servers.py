@@ -30,14 +30,19 @@ def free_port() -> int:
 def database_url() -> str:
     """The URL of the database this test run uses (pytest-django's test database)."""
     s = connection.settings_dict
-    return (f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/"
-            f"{s['NAME']}")
+    return f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
 def manage(*args: str, env: dict[str, str] | None = None) -> str:
     """`manage.py <args>` in a child process (e.g. on a private database); its stdout."""
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, capture_output=True,
-                          text=True, env={**os.environ, **(env or {})}, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
     if done.returncode:
         raise RuntimeError(f"manage.py {' '.join(args)}: {done.stderr[-2000:]}")
     return done.stdout
@@ -49,8 +54,13 @@ class AppServer:
     def __init__(self, *, env: dict[str, str] | None = None, workers: int = 1):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "0",
-                    "LOG_LEVEL": "WARNING", **(env or {})}
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url(),
+            "DEBUG": "0",
+            "LOG_LEVEL": "WARNING",
+            **(env or {}),
+        }
         self.workers = workers
         self.process: subprocess.Popen | None = None
         # A file, not a pipe: a pipe nobody reads fills up under a flood of error logs (a
@@ -59,9 +69,22 @@ class AppServer:
 
     def __enter__(self) -> "AppServer":
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "archsvc.wsgi", "-b", f"127.0.0.1:{self.port}",
-             "-w", str(self.workers), "--timeout", "30"],
-            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=self.log,
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "archsvc.wsgi",
+                "-b",
+                f"127.0.0.1:{self.port}",
+                "-w",
+                str(self.workers),
+                "--timeout",
+                "30",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -92,8 +115,9 @@ class AppServer:
         """The gunicorn workers now serving (children of the master process)."""
         return child_pids(self.process.pid)
 
-    def request(self, method: str, path: str, token: str | None = None,
-                body: bytes | None = None) -> tuple[int, dict[str, str], bytes]:
+    def request(
+        self, method: str, path: str, token: str | None = None, body: bytes | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
         req = urllib.request.Request(f"{self.url}{path}", method=method, data=body)
         if token:
             req.add_header("Authorization", f"Bearer {token}")
@@ -108,8 +132,7 @@ class AppServer:
 
 def child_pids(pid: int) -> list[int]:
     try:
-        return sorted(int(p) for p in
-                      Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+        return sorted(int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
     except OSError:
         return []
 
@@ -145,15 +168,18 @@ def _postgres_bin() -> Path | None:
         candidates = [Path(os.environ["PG_BIN"])]
     else:
         candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
-    return next((c for c in candidates if (c / "initdb").exists() and (c / "pg_ctl").exists()),
-                None)
+    return next(
+        (c for c in candidates if (c / "initdb").exists() and (c / "pg_ctl").exists()), None
+    )
 
 
 def private_postgres_missing() -> str | None:
     """Why a private PostgreSQL cluster cannot be started here, or None when it can."""
     if _postgres_bin() is None:
-        return ("no PostgreSQL server binaries (initdb and pg_ctl in PG_BIN or "
-                "/usr/lib/postgresql/*/bin)")
+        return (
+            "no PostgreSQL server binaries (initdb and pg_ctl in PG_BIN or "
+            "/usr/lib/postgresql/*/bin)"
+        )
     if os.geteuid() == 0:  # PostgreSQL refuses to run as root: run it as `postgres`
         try:
             pwd.getpwnam("postgres")
@@ -181,24 +207,38 @@ class PrivatePostgres:
     def _run(self, *command: str) -> None:
         if os.geteuid() == 0:
             command = ("runuser", "-u", "postgres", "--", *command)
-        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True, timeout=60)
+        done = subprocess.run(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=60
+        )
         if done.returncode:
             log = self.dir / "log"
-            raise RuntimeError(f"{' '.join(command)}: {done.stderr[-1000:]}"
-                               f"{log.read_text()[-1000:] if log.exists() else ''}")
+            raise RuntimeError(
+                f"{' '.join(command)}: {done.stderr[-1000:]}"
+                f"{log.read_text()[-1000:] if log.exists() else ''}"
+            )
 
     def __enter__(self) -> "PrivatePostgres":
         if os.geteuid() == 0:
             shutil.chown(self.dir, "postgres", "postgres")
         try:
-            self._run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust",
-                      "-U", "postgres", "-E", "UTF8", "--no-sync")
+            self._run(
+                str(self.bin / "initdb"),
+                "-D",
+                str(self.data),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            )
             self.start()
             import psycopg
 
-            with psycopg.connect(f"postgresql://postgres@127.0.0.1:{self.port}/postgres",
-                                 autocommit=True) as conn:
+            with psycopg.connect(
+                f"postgresql://postgres@127.0.0.1:{self.port}/postgres", autocommit=True
+            ) as conn:
                 conn.execute(f'CREATE DATABASE "{self.database}"')
         except BaseException:
             self.__exit__(None, None, None)
@@ -214,17 +254,31 @@ class PrivatePostgres:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def start(self) -> None:
-        options = (f"-p {self.port} -c listen_addresses=127.0.0.1 "
-                   f"-c unix_socket_directories={self.dir} -c fsync=off "
-                   "-c shared_buffers=32MB -c max_connections=40")
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.dir / "log"),
-                  "-w", "-t", "60", "-o", options, "start")
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 "
+            f"-c unix_socket_directories={self.dir} -c fsync=off "
+            "-c shared_buffers=32MB -c max_connections=40"
+        )
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.dir / "log"),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            options,
+            "start",
+        )
 
     def stop(self, *, mode: str = "fast") -> None:
         """`fast`: open sessions are terminated, a clean shutdown. `immediate`: every
         process quits at once, as in a crash; the next start runs crash recovery."""
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "-t", "60",
-                  "stop")
+        self._run(
+            str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop"
+        )
 
 
 def private_redis_missing() -> str | None:
@@ -262,10 +316,26 @@ class PrivateRedis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-             "--dir", str(self.dir), "--dbfilename", "dump.rdb", "--save", "",
-             "--appendonly", "no", "--logfile", str(self.dir / "log")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.dir),
+                "--dbfilename",
+                "dump.rdb",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--logfile",
+                str(self.dir / "log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         _wait_port(self.port, open_=True)
 
     def stop(self, *, save: bool = True) -> None:

@@ -9,8 +9,11 @@ def test_unknown_v1_path_is_json_404(api):
         response = api.get(path)
         assert response.status_code == 404
         assert response["Content-Type"] == "application/json"
-        assert response.json() == {"status": 404, "code": "not_found",
-                                   "message": "No such endpoint."}
+        assert response.json() == {
+            "status": 404,
+            "code": "not_found",
+            "message": "No such endpoint.",
+        }
 
 
 def test_unknown_v1_path_without_credentials_is_still_json(db):
@@ -41,8 +44,11 @@ def test_unexpected_error_is_bare_internal_error(api):
     api.raise_request_exception = False
     response = api.get("/v1/_test/broken")
     assert response.status_code == 500
-    assert response.json() == {"status": 500, "code": "internal_error",
-                               "message": "An internal error occurred."}
+    assert response.json() == {
+        "status": 500,
+        "code": "internal_error",
+        "message": "An internal error occurred.",
+    }
     assert b"hunter2" not in response.content and b"SELECT" not in response.content
 
 
@@ -56,7 +62,7 @@ def test_malformed_json_is_400_naming_the_body(api):
 
 
 @pytest.mark.urls("archsvc.tests.urls_faulty")
-@pytest.mark.parametrize("payload", ['[1, 2]', '"text"', "42", "null"])
+@pytest.mark.parametrize("payload", ["[1, 2]", '"text"', "42", "null"])
 def test_body_that_is_not_an_object_is_a_violation(api, payload):
     response = api.post("/v1/_test/echo", payload, content_type="application/json")
     assert response.status_code == 400
@@ -73,18 +79,27 @@ def test_nan_is_not_json(api):
 
 @pytest.mark.urls("archsvc.tests.urls_faulty")
 def test_violations_name_json_paths_and_unknown_properties_at_every_depth(api):
-    response = api.post("/v1/_test/echo", {
-        "name": "far-too-long-name",
-        "surprise": 1,
-        "produces": [{"name": "ok"}, {"name": "too-long", "colour": "red"}],
-        "extras": {"owner-team": "abcdef"},
-    }, content_type="application/json")
+    response = api.post(
+        "/v1/_test/echo",
+        {
+            "name": "far-too-long-name",
+            "surprise": 1,
+            "produces": [{"name": "ok"}, {"name": "too-long", "colour": "red"}],
+            "extras": {"owner-team": "abcdef"},
+        },
+        content_type="application/json",
+    )
     assert response.status_code == 400
     body = response.json()
     assert body["code"] == "validation_failed"
     fields = {v["field"]: v for v in body["violations"]}
-    assert set(fields) == {"name", "surprise", "produces[1].name", "produces[1].colour",
-                           "extras.owner-team"}
+    assert set(fields) == {
+        "name",
+        "surprise",
+        "produces[1].name",
+        "produces[1].colour",
+        "extras.owner-team",
+    }
     assert fields["name"]["rejectedValue"] == "far-too-long-name"
     assert fields["surprise"]["message"] == "Unknown property."
     assert fields["produces[1].colour"]["rejectedValue"] == "red"
@@ -92,8 +107,9 @@ def test_violations_name_json_paths_and_unknown_properties_at_every_depth(api):
 
 @pytest.mark.urls("archsvc.tests.urls_faulty")
 def test_json_body_without_content_type_is_read(api):
-    response = api.post("/v1/_test/echo", '{"name": "abc"}',
-                        content_type="application/x-www-form-urlencoded")
+    response = api.post(
+        "/v1/_test/echo", '{"name": "abc"}', content_type="application/x-www-form-urlencoded"
+    )
     assert response.status_code == 200
     assert response.json() == {"name": "abc"}
 
@@ -118,8 +134,9 @@ def test_text_that_cannot_be_stored_or_drawn_is_a_violation(api, raw):
 
 @pytest.mark.urls("archsvc.tests.urls_faulty")
 def test_unknown_property_named_with_a_lone_surrogate_is_a_violation(api):
-    response = api.post("/v1/_test/echo", '{"name": "ok", "\\ud800": 1}',
-                        content_type="application/json")
+    response = api.post(
+        "/v1/_test/echo", '{"name": "ok", "\\ud800": 1}', content_type="application/json"
+    )
     assert response.status_code == 400
     assert response.json()["violations"][0]["field"] == "\ufffd"
 
@@ -127,9 +144,11 @@ def test_unknown_property_named_with_a_lone_surrogate_is_a_violation(api):
 @pytest.mark.urls("archsvc.tests.urls_faulty")
 def test_property_names_that_look_like_paths_are_still_violations(api):
     """Found by schema fuzzing: names holding `[` or `.` once broke the error handler."""
-    response = api.post("/v1/_test/echo",
-                        '{"name": "ok", "produces": [{"name": "t", "[x": 1, "a.b]": 2}]}',
-                        content_type="application/json")
+    response = api.post(
+        "/v1/_test/echo",
+        '{"name": "ok", "produces": [{"name": "t", "[x": 1, "a.b]": 2}]}',
+        content_type="application/json",
+    )
     assert response.status_code == 400
     fields = {v["field"] for v in response.json()["violations"]}
     assert fields == {"produces[0].[x", "produces[0].a.b]"}

@@ -31,10 +31,12 @@ from conftest import requires_postgres
 
 POSTGRES_MISSING = private_postgres_missing()
 requires_private_postgres = pytest.mark.skipif(
-    POSTGRES_MISSING is not None, reason=f"cannot run a private PostgreSQL: {POSTGRES_MISSING}")
+    POSTGRES_MISSING is not None, reason=f"cannot run a private PostgreSQL: {POSTGRES_MISSING}"
+)
 REDIS_MISSING = private_redis_missing()
 requires_private_redis = pytest.mark.skipif(
-    REDIS_MISSING is not None, reason=f"cannot run a private Redis: {REDIS_MISSING}")
+    REDIS_MISSING is not None, reason=f"cannot run a private Redis: {REDIS_MISSING}"
+)
 
 SEED = """
 from accounts.models import ApiKey
@@ -55,8 +57,11 @@ def error_shape(status: int, body: bytes) -> bool:
         data = json.loads(body)
     except ValueError:
         return False
-    return (data.get("status") == status and data.get("code") == "internal_error"
-            and isinstance(data.get("message"), str))
+    return (
+        data.get("status") == status
+        and data.get("code") == "internal_error"
+        and isinstance(data.get("message"), str)
+    )
 
 
 @requires_postgres
@@ -72,8 +77,10 @@ def test_postgres_restarts_under_write_load_fail_cleanly_apply_nothing_by_halves
             projects_create(server.url, clients, per_org=1)
             workers_before = server.worker_pids()
             stop = threading.Event()
-            load = [LoadWorker(server.url, client, stop=stop, seed=n, mix=WRITE_MIX)
-                    for n, client in enumerate(clients)]
+            load = [
+                LoadWorker(server.url, client, stop=stop, seed=n, mix=WRITE_MIX)
+                for n, client in enumerate(clients)
+            ]
             for worker in load:
                 worker.start()
             time.sleep(1.5)
@@ -101,16 +108,20 @@ def test_postgres_restarts_under_write_load_fail_cleanly_apply_nothing_by_halves
 
     timeline = sorted(event for worker in load for event in worker.timeline)
     failures = [f for worker in load for f in worker.failures]
-    print(f"\n{len(timeline)} requests, {len(failures)} failed during two outages; "
-          f"{writes['writes']} writes, {writes['failed_writes']} failed, of which "
-          f"{writes['failed_but_applied']} had in fact committed; {counts}")
+    print(
+        f"\n{len(timeline)} requests, {len(failures)} failed during two outages; "
+        f"{writes['writes']} writes, {writes['failed_writes']} failed, of which "
+        f"{writes['failed_but_applied']} had in fact committed; {counts}"
+    )
     ends = [down for _, down, _ in outages[1:]] + [float("inf")]
     for (mode, down, up), end in zip(outages, ends, strict=True):
         during = [e for e in timeline if down <= e[0] < end]
         first_ok = next((e[0] - up for e in during if e[0] > up and e[2] in (200, 204)), None)
-        print(f"  {mode} stop: {Counter(e[2] for e in during if e[2] not in (200, 204))} in "
-              f"{up - down:.1f} s down, first success {first_ok:.2f} s after the start "
-              f"returned")
+        print(
+            f"  {mode} stop: {Counter(e[2] for e in during if e[2] not in (200, 204))} in "
+            f"{up - down:.1f} s down, first success {first_ok:.2f} s after the start "
+            f"returned"
+        )
     print("  errors logged:", Counter(re.findall(r"\b(\w+(?:Error|Exception|Shutdown))\b", log)))
 
     # the faults were felt, and every failure was the spec's JSON error, not a dropped
@@ -130,7 +141,8 @@ def test_postgres_restarts_under_write_load_fail_cleanly_apply_nothing_by_halves
         assert any(e[0] > up and e[2] in (200, 204) for e in timeline), mode
     for worker in load:
         assert [s for _, _, s in worker.timeline[-3:]] and all(
-            s in (200, 204) for _, _, s in worker.timeline[-3:]), worker.timeline[-5:]
+            s in (200, 204) for _, _, s in worker.timeline[-3:]
+        ), worker.timeline[-5:]
     assert final[0] == 200, final
     # nothing applied by halves, nothing acknowledged lost
     assert problems == []
@@ -140,29 +152,38 @@ def test_postgres_restarts_under_write_load_fail_cleanly_apply_nothing_by_halves
 @requires_postgres
 @requires_private_redis
 @pytest.mark.django_db(transaction=True)
-def test_redis_stopped_or_hung_keeps_serving_fails_open_and_never_serves_a_stale_render(
-        factory):
+def test_redis_stopped_or_hung_keeps_serving_fails_open_and_never_serves_a_stale_render(factory):
     org = factory.org("cache-faults")
     writer = factory.key(org, "writer", ["projects:manage"])
     renders = factory.key(org, "renders")
     limited = factory.key(org, "limited")
     with PrivateRedis() as redis_server:
-        env = {"REDIS_URL": redis_server.url, "CACHE_KEY_PREFIX": "faults",
-               "RATE_LIMIT_READ": "6/h"}
+        env = {
+            "REDIS_URL": redis_server.url,
+            "CACHE_KEY_PREFIX": "faults",
+            "RATE_LIMIT_READ": "6/h",
+        }
         with AppServer(env=env) as server:
+
             def call(method, path, token, body=None):
-                return server.request(method, path, token,
-                                      json.dumps(body).encode() if body is not None else None)
+                return server.request(
+                    method, path, token, json.dumps(body).encode() if body is not None else None
+                )
 
             def health():
                 status, _, raw = server.request("GET", "/healthz")
                 return status, json.loads(raw)
 
-            project = json.loads(call("POST", "/v1/projects", writer,
-                                      {"name": "Shop", "description": ""})[2])["id"]
+            project = json.loads(
+                call("POST", "/v1/projects", writer, {"name": "Shop", "description": ""})[2]
+            )["id"]
             base = f"/v1/projects/{project}"
-            call("POST", f"{base}/services", writer,
-                 {"name": "Alpha", "produces": [{"name": "orders"}]})
+            call(
+                "POST",
+                f"{base}/services",
+                writer,
+                {"name": "Alpha", "produces": [{"name": "orders"}]},
+            )
             status, _, svg = call("GET", f"{base}/graph/svg", renders)
             assert status == 200 and b"service--alpha" in svg
             cached = set(redis_server.client().keys("faults:*render:*"))
@@ -172,11 +193,20 @@ def test_redis_stopped_or_hung_keeps_serving_fails_open_and_never_serves_a_stale
 
             # Redis stopped (its data saved, as an orderly restart does)
             redis_server.stop(save=True)
-            assert health() == (200, {"status": "degraded", "database": "ok",
-                                      "cache": "unavailable"})
+            assert health() == (
+                200,
+                {"status": "degraded", "database": "ok", "cache": "unavailable"},
+            )
             started = time.monotonic()
-            assert call("POST", f"{base}/services", writer,
-                        {"name": "Beta", "consumes": [{"name": "orders"}]})[0] == 200
+            assert (
+                call(
+                    "POST",
+                    f"{base}/services",
+                    writer,
+                    {"name": "Beta", "consumes": [{"name": "orders"}]},
+                )[0]
+                == 200
+            )
             assert call("DELETE", f"{base}/services/alpha", writer)[0] == 204
             status, _, raw = call("GET", f"{base}/services", writer)
             assert status == 200 and [s["slug"] for s in json.loads(raw)] == ["beta"]
@@ -204,8 +234,10 @@ def test_redis_stopped_or_hung_keeps_serving_fails_open_and_never_serves_a_stale
                 assert call("POST", f"{base}/services", writer, {"name": "Gamma"})[0] == 200
                 status, _, svg = call("GET", f"{base}/graph/svg", writer)
                 assert status == 200 and b"service--gamma" in svg
-                assert health() == (200, {"status": "degraded", "database": "ok",
-                                          "cache": "unavailable"})
+                assert health() == (
+                    200,
+                    {"status": "degraded", "database": "ok", "cache": "unavailable"},
+                )
                 hung = time.monotonic() - started
             finally:
                 redis_server.resume()
@@ -217,8 +249,9 @@ def test_redis_stopped_or_hung_keeps_serving_fails_open_and_never_serves_a_stale
         assert history_problems(cursor)[0] == []
 
 
-def raw_request(port: int, head: str, body: bytes, *, reset: bool = False,
-                pause: float = 0.0) -> None:
+def raw_request(
+    port: int, head: str, body: bytes, *, reset: bool = False, pause: float = 0.0
+) -> None:
     """Send a request (maybe only part of its body) and go away without reading the answer:
     a FIN, or a RST when `reset`."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
@@ -231,8 +264,10 @@ def raw_request(port: int, head: str, body: bytes, *, reset: bool = False,
 
 
 def head(method: str, path: str, token: str, length: int) -> str:
-    return (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n")
+    return (
+        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    )
 
 
 @requires_postgres
@@ -243,9 +278,11 @@ def test_a_client_that_disconnects_mid_request_loses_nothing_and_breaks_nothing(
     # one sync worker: it serves requests one after another, so the request after an
     # abandoned one sees everything the abandoned one did
     with AppServer(workers=1) as server:
+
         def call(method, path, body=None):
-            status, _, raw = server.request(method, path, token,
-                                            json.dumps(body).encode() if body else None)
+            status, _, raw = server.request(
+                method, path, token, json.dumps(body).encode() if body else None
+            )
             return status, json.loads(raw) if raw else None
 
         def raw_of(slug):
@@ -259,25 +296,32 @@ def test_a_client_that_disconnects_mid_request_loses_nothing_and_breaks_nothing(
 
         # a body cut short (the client gone before its last bytes): nothing happens
         update = json.dumps({"description": "half", "owner": "Team"}).encode()
-        for cut, pause, reset in ((len(update) - 1, 0, False), (8, 0.3, False),
-                                  (len(update) - 1, 0, True)):
-            raw_request(server.port, head("PUT", f"{base}/services/alpha", token, len(update)),
-                        update[:cut], pause=pause, reset=reset)
+        for cut, pause, reset in (
+            (len(update) - 1, 0, False),
+            (8, 0.3, False),
+            (len(update) - 1, 0, True),
+        ):
+            raw_request(
+                server.port,
+                head("PUT", f"{base}/services/alpha", token, len(update)),
+                update[:cut],
+                pause=pause,
+                reset=reset,
+            )
         create = json.dumps({"name": "Half"}).encode()
-        raw_request(server.port, head("POST", f"{base}/services", token, len(create)),
-                    create[:-1])
+        raw_request(server.port, head("POST", f"{base}/services", token, len(create)), create[:-1])
         # cut short where what arrived still parses (only trailing whitespace missing):
         # refused too, by comparing what arrived with Content-Length
         padded = json.dumps({"description": "parses"}).encode() + b"    "
-        raw_request(server.port, head("PUT", f"{base}/services/alpha", token, len(padded)),
-                    padded[:-4])
+        raw_request(
+            server.port, head("PUT", f"{base}/services/alpha", token, len(padded)), padded[:-4]
+        )
         assert raw_of("alpha")[1] == before
         assert call("GET", f"{base}/services/half")[0] == 404
 
         # a whole request, the client gone before the answer: applied, all of it
         update = json.dumps({"description": "whole"}).encode()
-        raw_request(server.port, head("PUT", f"{base}/services/alpha", token, len(update)),
-                    update)
+        raw_request(server.port, head("PUT", f"{base}/services/alpha", token, len(update)), update)
         status, after = raw_of("alpha")
         assert status == 200 and after["description"] == "whole"
         assert after["version"] == before["version"] + 1
@@ -288,8 +332,9 @@ def test_a_client_that_disconnects_mid_request_loses_nothing_and_breaks_nothing(
 
         # the same, torn down with a RST: all of it or nothing
         create = json.dumps({"name": "Reset"}).encode()
-        raw_request(server.port, head("POST", f"{base}/services", token, len(create)), create,
-                    reset=True)
+        raw_request(
+            server.port, head("POST", f"{base}/services", token, len(create)), create, reset=True
+        )
         assert call("GET", f"{base}/services/reset")[0] in (200, 404)
 
         status, services = call("GET", f"{base}/services")

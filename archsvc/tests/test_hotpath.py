@@ -23,10 +23,12 @@ def assert_same_as_orm(instance, model):
 def test_key_and_project_read_as_the_orm_reads_them(factory, org):
     token = factory.key(org, "reader", ["projects:manage"])
     client = factory.key_client(org, "writer", ["projects:manage"])
-    project_id = client.post("/v1/projects", {"name": "Same", "description": "d"},
-                             content_type="application/json").json()["id"]
+    project_id = client.post(
+        "/v1/projects", {"name": "Same", "description": "d"}, content_type="application/json"
+    ).json()["id"]
     Client(HTTP_AUTHORIZATION=f"Bearer {token}").post(
-        "/v1/pinned", {"projectId": project_id}, content_type="application/json")
+        "/v1/pinned", {"projectId": project_id}, content_type="application/json"
+    )
 
     actor, project = api_key_actor_and_project(token=token, project_id=project_id)
     assert_same_as_orm(project, Project)
@@ -34,7 +36,10 @@ def test_key_and_project_read_as_the_orm_reads_them(factory, org):
     assert_same_as_orm(actor.organization, Organization)
     key = ApiKey.objects.get(name="reader")
     assert (actor.api_key_id, actor.name, actor.permissions) == (
-        str(key.pk), "reader", frozenset(key.permissions))
+        str(key.pk),
+        "reader",
+        frozenset(key.permissions),
+    )
 
     actor, page = api_key_actor_and_project_page(token=token, page=0, size=20)
     projects, total = page

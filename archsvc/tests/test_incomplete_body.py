@@ -8,8 +8,14 @@ from diagrams.tests.helpers import new_project, new_service
 
 
 def short_put(client, path: str, body: bytes, declared: int):
-    return client.generic("PUT", path, b"", content_type="application/json",
-                          CONTENT_LENGTH=str(declared), **{"wsgi.input": io.BytesIO(body)})
+    return client.generic(
+        "PUT",
+        path,
+        b"",
+        content_type="application/json",
+        CONTENT_LENGTH=str(declared),
+        **{"wsgi.input": io.BytesIO(body)},
+    )
 
 
 def test_a_short_body_that_parses_is_refused_and_changes_nothing(api):
@@ -18,9 +24,11 @@ def test_a_short_body_that_parses_is_refused_and_changes_nothing(api):
     body = json.dumps({"description": "half-sent"}).encode()
     response = short_put(api, f"/v1/projects/{project}/services/alpha", body, len(body) + 4)
     assert response.status_code == 400
-    assert response.json() == {"status": 400, "code": "bad_request",
-                               "message": "The request body is shorter than its "
-                                          "Content-Length."}
+    assert response.json() == {
+        "status": 400,
+        "code": "bad_request",
+        "message": "The request body is shorter than its Content-Length.",
+    }
     assert api.get(f"/v1/projects/{project}/services/alpha").json()["description"] == "first"
 
 
@@ -37,8 +45,12 @@ def test_a_form_cut_between_fields_is_refused(factory, org):
     membership = factory.member(org, "ada@example.com")
     client = factory.member_client(membership, enforce_csrf=False)
     body = b"name=Alpha&description=kept"
-    response = client.generic("POST", "/projects/", b"",
-                              content_type="application/x-www-form-urlencoded",
-                              CONTENT_LENGTH=str(len(body) + 20),
-                              **{"wsgi.input": io.BytesIO(body)})
+    response = client.generic(
+        "POST",
+        "/projects/",
+        b"",
+        content_type="application/x-www-form-urlencoded",
+        CONTENT_LENGTH=str(len(body) + 20),
+        **{"wsgi.input": io.BytesIO(body)},
+    )
     assert response.status_code == 400

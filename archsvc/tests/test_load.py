@@ -30,12 +30,20 @@ def test_mixed_load_has_no_server_error_flat_memory_and_consistent_history(facto
         for k in range(1, load.KEYS_PER_ORG + 1):
             token = factory.key(org, f"load-{k}", ["projects:manage"])
             clients.append(load.LoadClient(f"o{o}k{k}", org.slug, token))
-    env = {**load.LOAD_ENV, "CACHE_KEY_PREFIX": f"load-{uuid.uuid4().hex}",
-           "RENDER_LOCAL_CACHE_BYTES": str(RENDER_CACHE_BYTES)}
+    env = {
+        **load.LOAD_ENV,
+        "CACHE_KEY_PREFIX": f"load-{uuid.uuid4().hex}",
+        "RENDER_LOCAL_CACHE_BYTES": str(RENDER_CACHE_BYTES),
+    }
     with AppServer(env=env, workers=load.WORKERS) as server:
         load.projects_create(server.url, clients)
-        result = load.run_load(server.url, clients, seconds=LOAD_SECONDS,
-                               warmup=LOAD_SECONDS / 4, master_pid=server.process.pid)
+        result = load.run_load(
+            server.url,
+            clients,
+            seconds=LOAD_SECONDS,
+            warmup=LOAD_SECONDS / 4,
+            master_pid=server.process.pid,
+        )
         log = server.log_text()
     with connection.cursor() as cursor:
         checks = soak.check(cursor, result)

@@ -10,8 +10,11 @@ from diagrams.tests.helpers import new_project, new_service, put
 
 def queries(client, method: str, path: str, body=None) -> int:
     with CaptureQueriesContext(connection) as captured:
-        response = getattr(client, method)(path, body, content_type="application/json") \
-            if body is not None else getattr(client, method)(path)
+        response = (
+            getattr(client, method)(path, body, content_type="application/json")
+            if body is not None
+            else getattr(client, method)(path)
+        )
     assert response.status_code < 400, (path, response.status_code, response.content[:200])
     return len(captured)
 
@@ -19,9 +22,16 @@ def queries(client, method: str, path: str, body=None) -> int:
 def build(client, services: int) -> str:
     project = new_project(client, f"Size {services}")
     for i in range(services):
-        new_service(client, project, {"name": f"S{i}", "owner": f"team-{i % 3}",
-                                      "produces": [{"name": f"t{i}"}],
-                                      "consumes": [{"name": f"t{(i + 1) % services}"}]})
+        new_service(
+            client,
+            project,
+            {
+                "name": f"S{i}",
+                "owner": f"team-{i % 3}",
+                "produces": [{"name": f"t{i}"}],
+                "consumes": [{"name": f"t{(i + 1) % services}"}],
+            },
+        )
         put(client, f"/v1/projects/{project}/services/s{i}", {"description": "changed"})
     client.post("/v1/pinned", {"projectId": project}, content_type="application/json")
     client.post(f"/v1/projects/{project}/public-share-token")
@@ -29,12 +39,21 @@ def build(client, services: int) -> str:
 
 
 ENDPOINTS = [
-    "/v1/projects", "/v1/projects?size=100", "/v1/projects/{p}", "/v1/pinned", "/v1/limits",
-    "/v1/projects/{p}/services", "/v1/projects/{p}/services/s1",
-    "/v1/projects/{p}/services/s1/raw", "/v1/projects/{p}/entities",
-    "/v1/projects/{p}/history?size=100", "/v1/projects/{p}/graph",
-    "/v1/projects/{p}/graph/svg", "/v1/projects/{p}/graph/mermaid",
-    "/v1/projects/{p}/public-share-token", "/v1/billing/subscription",
+    "/v1/projects",
+    "/v1/projects?size=100",
+    "/v1/projects/{p}",
+    "/v1/pinned",
+    "/v1/limits",
+    "/v1/projects/{p}/services",
+    "/v1/projects/{p}/services/s1",
+    "/v1/projects/{p}/services/s1/raw",
+    "/v1/projects/{p}/entities",
+    "/v1/projects/{p}/history?size=100",
+    "/v1/projects/{p}/graph",
+    "/v1/projects/{p}/graph/svg",
+    "/v1/projects/{p}/graph/mermaid",
+    "/v1/projects/{p}/public-share-token",
+    "/v1/billing/subscription",
     "/v1/billing/ai-credits",
 ]
 
@@ -50,8 +69,9 @@ def test_reads_do_not_grow_with_the_project(factory, org, settings, endpoint):
     from django.core.cache import cache
 
     cache.clear()  # renders computed again: the cold path must not grow either
-    assert queries(client, "get", endpoint.format(p=small)) == \
-        queries(client, "get", endpoint.format(p=big))
+    assert queries(client, "get", endpoint.format(p=small)) == queries(
+        client, "get", endpoint.format(p=big)
+    )
 
 
 def test_writes_and_chat_do_not_grow_with_the_project(factory, org, settings):
@@ -70,10 +90,17 @@ def test_writes_and_chat_do_not_grow_with_the_project(factory, org, settings):
     assert counts["small"] == counts["big"]
 
 
-@pytest.mark.parametrize("endpoint", [
-    "/v1/projects/{p}", "/v1/projects/{p}/services", "/v1/projects/{p}/entities",
-    "/v1/projects/{p}/graph", "/v1/projects/{p}/graph/svg", "/v1/projects/{p}/graph/mermaid",
-])
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "/v1/projects/{p}",
+        "/v1/projects/{p}/services",
+        "/v1/projects/{p}/entities",
+        "/v1/projects/{p}/graph",
+        "/v1/projects/{p}/graph/svg",
+        "/v1/projects/{p}/graph/mermaid",
+    ],
+)
 def test_warm_reads_of_a_project_are_one_query(factory, org, endpoint):
     """With a bearer key, the key, its organization, the project and the caller's pin are one
     statement; a warm render, service list or entity list then comes from the cache."""
@@ -89,7 +116,10 @@ def test_project_list_is_one_query(factory, org):
     reads the key, the page and the total on their own after that."""
     client = factory.key_client(org, "k", ["projects:manage"])
     build(client, 2)
-    for path in ("/v1/projects", "/v1/projects?size=100&pinned=true&query=size",
-                 "/v1/projects?archived=false&createdBy=k"):
+    for path in (
+        "/v1/projects",
+        "/v1/projects?size=100&pinned=true&query=size",
+        "/v1/projects?archived=false&createdBy=k",
+    ):
         assert queries(client, "get", path) == 1
     assert queries(client, "get", "/v1/projects?page=5") == 4

@@ -54,22 +54,28 @@ def test_login_posts_are_limited_per_ip(factory, org, settings):
     factory.member(org, email="ada@example.com")
     client = Client()
     for _ in range(2):
-        response = client.post("/accounts/login/", {"email": "ada@example.com",
-                                                     "password": "wrong-one"})
+        response = client.post(
+            "/accounts/login/", {"email": "ada@example.com", "password": "wrong-one"}
+        )
         assert response.status_code == 400
-    response = client.post("/accounts/login/", {"email": "ada@example.com",
-                                                 "password": "correct-horse-battery"})
+    response = client.post(
+        "/accounts/login/", {"email": "ada@example.com", "password": "correct-horse-battery"}
+    )
     assert response.status_code == 429
     assert int(response["Retry-After"]) >= 1
     assert "__session" not in response.cookies
-    response = client.post("/accounts/signup/", {"email": "x@example.com",
-                                                  "password": "a-long-password",
-                                                  "organization": "X"})
+    response = client.post(
+        "/accounts/signup/",
+        {"email": "x@example.com", "password": "a-long-password", "organization": "X"},
+    )
     assert response.status_code == 429  # log-in and sign-up share one budget per IP
     other_ip = Client(REMOTE_ADDR="10.9.8.7")
-    assert other_ip.post("/accounts/login/", {"email": "ada@example.com",
-                                              "password": "correct-horse-battery"}
-                         ).status_code == 302
+    assert (
+        other_ip.post(
+            "/accounts/login/", {"email": "ada@example.com", "password": "correct-horse-battery"}
+        ).status_code
+        == 302
+    )
 
 
 def test_rate_limits_can_be_switched_off(factory, org, settings):

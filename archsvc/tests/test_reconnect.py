@@ -14,8 +14,9 @@ from diagrams.tests.helpers import new_project, new_service
 
 def kill_our_connection() -> None:
     pid = connection.connection.info.backend_pid
-    with psycopg.connect(database_url().replace("postgres://", "postgresql://"),
-                         autocommit=True) as admin:
+    with psycopg.connect(
+        database_url().replace("postgres://", "postgresql://"), autocommit=True
+    ) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", [pid])
     assert connection.connection is not None  # Django does not know yet
 

@@ -13,9 +13,9 @@ from conftest import requires_postgres, requires_redis
 
 
 def call(server, method, path, token, body=None):
-    status, headers, raw = server.request(method, path, token,
-                                          json.dumps(body).encode() if body is not None
-                                          else None)
+    status, headers, raw = server.request(
+        method, path, token, json.dumps(body).encode() if body is not None else None
+    )
     return status, raw
 
 
@@ -43,8 +43,9 @@ def test_two_app_servers_share_state_renders_limits_and_revocations(factory):
         assert b"service__gamma" in mermaid and b"service__beta" not in mermaid
 
         # a share token replaced through B is dead on A at once
-        share = json.loads(call(a, "POST", f"/v1/projects/{project}/public-share-token",
-                                token)[1])["token"]
+        share = json.loads(call(a, "POST", f"/v1/projects/{project}/public-share-token", token)[1])[
+            "token"
+        ]
         assert a.request("GET", f"/share/{share}/graph.svg")[0] == 200
         call(b, "POST", f"/v1/projects/{project}/public-share-token", token)
         assert a.request("GET", f"/share/{share}/graph.svg")[0] == 404
@@ -58,6 +59,5 @@ def test_two_app_servers_share_state_renders_limits_and_revocations(factory):
     # rate limits are counted once for both (test_ratelimit.py holds the count exactly)
     env = {"CACHE_KEY_PREFIX": f"scale-{uuid.uuid4().hex}", "RATE_LIMIT_READ": "3/h"}
     with AppServer(env=env) as a, AppServer(env=env) as b:
-        statuses = [call(server, "GET", "/v1/limits", token)[0]
-                    for server in (a, b, a, b, a)]
+        statuses = [call(server, "GET", "/v1/limits", token)[0] for server in (a, b, a, b, a)]
         assert statuses == [200, 200, 200, 429, 429]

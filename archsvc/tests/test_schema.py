@@ -13,8 +13,7 @@ def test_schema_lists_limits_with_error_responses(db):
     operation = schema["paths"]["/v1/limits"]["get"]
     assert {"200", "401", "429", "500"} <= set(operation["responses"])
     components = schema["components"]["schemas"]
-    assert components["RateLimitError"]["required"] == ["status", "code", "message",
-                                                        "retryAfter"]
+    assert components["RateLimitError"]["required"] == ["status", "code", "message", "retryAfter"]
     assert "violations" in components["ValidationError"]["properties"]
     assert {"apiKey", "session"} <= set(schema["components"]["securitySchemes"])
 

@@ -34,10 +34,14 @@ def fuzz_key(factory, settings):  # noqa: F811 - pytest-django's settings fixtur
 
 
 @schema.parametrize()
-@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "8")), deadline=None,
-          derandomize=True,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "8")),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
 @pytest.mark.django_db
 def test_no_input_gets_a_server_error(case, fuzz_key):
-    case.call_and_validate(headers={"Authorization": f"Bearer {fuzz_key}"},
-                           checks=[not_a_server_error])
+    case.call_and_validate(
+        headers={"Authorization": f"Bearer {fuzz_key}"}, checks=[not_a_server_error]
+    )

@@ -38,18 +38,25 @@ def test_another_organization_gets_the_missing_project_404_everywhere(factory, o
     snapshot = str(ServiceSnapshot.objects.get(project_id=project).pk)
     before = json.dumps(owner.get(f"/v1/projects/{project}/services").json(), sort_keys=True)
 
-    stranger = factory.key_client(factory.org("stranger"), "intruder",
-                                  ["projects:manage", "billing:manage"])
+    stranger = factory.key_client(
+        factory.org("stranger"), "intruder", ["projects:manage", "billing:manage"]
+    )
     missing = stranger.get("/v1/projects/missing-abcdefgh").json()
     assert missing["code"] == "project_not_found"
     checked = 0
     for template in v1_project_routes():
-        path = (template.replace("<str:project_id>", project)
-                .replace("<str:slug>", "secret").replace("<str:snapshot_id>", snapshot))
+        path = (
+            template.replace("<str:project_id>", project)
+            .replace("<str:slug>", "secret")
+            .replace("<str:snapshot_id>", snapshot)
+        )
         for method in METHODS:
             body = json.dumps({"name": "Pwned", "message": "hi", "description": "x"})
-            response = stranger.get(path) if method == "get" else \
-                getattr(stranger, method)(path, body, content_type="application/json")
+            response = (
+                stranger.get(path)
+                if method == "get"
+                else getattr(stranger, method)(path, body, content_type="application/json")
+            )
             if response.status_code == 405:
                 continue  # that method is not on this route for anyone
             checked += 1

@@ -12,13 +12,16 @@ class LimitsSerializer(serializers.Serializer):
 
 class SubscriptionSerializer(serializers.Serializer):
     status = serializers.ChoiceField(
-        choices=["none", "active", "trialing", "past_due", "paused", "canceled"])
+        choices=["none", "active", "trialing", "past_due", "paused", "canceled"]
+    )
     planName = serializers.CharField(required=False)  # noqa: N815
     currentPeriodEnd = serializers.DateTimeField(required=False)  # noqa: N815
     providerCustomerId = serializers.CharField(required=False)  # noqa: N815
     providerSubscriptionId = serializers.CharField(required=False)  # noqa: N815
-    billingCycle = serializers.ChoiceField(choices=["monthly", "annual"],  # noqa: N815
-                                           required=False)
+    billingCycle = serializers.ChoiceField(  # noqa: N815
+        choices=["monthly", "annual"],
+        required=False,
+    )
     nextBilledAt = serializers.DateTimeField(required=False)  # noqa: N815
 
 
@@ -39,8 +42,11 @@ def subscription_json(subscription: Subscription | None) -> dict:
     """Subscription: `{"status": "none"}` without one (CONTRACT 4); unset fields left out."""
     if subscription is None:
         return {"status": "none"}
-    out = {"status": subscription.status, "planName": subscription.plan,
-           "billingCycle": subscription.billing_cycle}
+    out = {
+        "status": subscription.status,
+        "planName": subscription.plan,
+        "billingCycle": subscription.billing_cycle,
+    }
     optional = {
         "currentPeriodEnd": iso(subscription.current_period_end),
         "providerCustomerId": subscription.provider_customer_id or None,

@@ -26,37 +26,48 @@ class LimitsView(APIView):
 
 
 class SubscriptionView(APIView):
-    @extend_schema(operation_id="getSubscription", tags=["billing"],
-                   responses={200: SubscriptionSerializer})
+    @extend_schema(
+        operation_id="getSubscription", tags=["billing"], responses={200: SubscriptionSerializer}
+    )
     def get(self, request):
-        return Response(subscription_json(
-            subscription_get(organization=request.user.organization)))
+        return Response(subscription_json(subscription_get(organization=request.user.organization)))
 
 
 class SwitchCycleView(APIView):
-    @extend_schema(operation_id="switchSubscriptionCycle", tags=["billing"],
-                   request=SubscriptionSwitchCycleSerializer,
-                   responses={200: SubscriptionSerializer, **error_responses(400, 403, 404)})
+    @extend_schema(
+        operation_id="switchSubscriptionCycle",
+        tags=["billing"],
+        request=SubscriptionSwitchCycleSerializer,
+        responses={200: SubscriptionSerializer, **error_responses(400, 403, 404)},
+    )
     def post(self, request):
         services.billing_manager_required(actor=request.user)  # 403 before 400
         body = read_body(request, SubscriptionSwitchCycleSerializer)
-        subscription = services.subscription_switch_cycle(actor=request.user,
-                                                          cycle=body["billingCycle"])
+        subscription = services.subscription_switch_cycle(
+            actor=request.user, cycle=body["billingCycle"]
+        )
         return Response(subscription_json(subscription))
 
 
 class PortalSessionView(APIView):
-    @extend_schema(operation_id="createPortalSession", tags=["billing"], request=None,
-                   responses={200: PortalSessionSerializer, **error_responses(403, 404)})
+    @extend_schema(
+        operation_id="createPortalSession",
+        tags=["billing"],
+        request=None,
+        responses={200: PortalSessionSerializer, **error_responses(403, 404)},
+    )
     def post(self, request):
-        url = services.portal_session_url(actor=request.user,
-                                          base_url=request.build_absolute_uri("/"))
+        url = services.portal_session_url(
+            actor=request.user, base_url=request.build_absolute_uri("/")
+        )
         return Response({"url": url})
 
 
 class AiCreditsView(APIView):
-    @extend_schema(operation_id="getAiCredits", tags=["billing"],
-                   responses={200: AiCreditsSerializer})
+    @extend_schema(
+        operation_id="getAiCredits", tags=["billing"], responses={200: AiCreditsSerializer}
+    )
     def get(self, request):
-        return Response(ai_credits_json(
-            services.ai_credits_current(organization=request.user.organization)))
+        return Response(
+            ai_credits_json(services.ai_credits_current(organization=request.user.organization))
+        )

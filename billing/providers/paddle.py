@@ -53,13 +53,19 @@ class PaddleProvider:
         if parts.scheme != "https" and not loopback:
             raise ProviderError("PADDLE_API_BASE_URL must be https.")
         request = urllib.request.Request(  # noqa: S310 - scheme checked above
-            f"{base}{path}", method=method,
+            f"{base}{path}",
+            method=method,
             data=json.dumps(body).encode(),
-            headers={"Authorization": f"Bearer {settings.PADDLE_API_KEY}",
-                     "Content-Type": "application/json", "Accept": "application/json"})
+            headers={
+                "Authorization": f"Bearer {settings.PADDLE_API_KEY}",
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+            },
+        )
         try:
             with urllib.request.urlopen(  # noqa: S310 - the scheme is checked above
-                    request, timeout=settings.PADDLE_TIMEOUT_SECONDS) as r:
+                request, timeout=settings.PADDLE_TIMEOUT_SECONDS
+            ) as r:
                 return json.loads(r.read())["data"]
         except urllib.error.HTTPError as error:
             detail = error.read()[:500].decode("utf-8", "replace")
@@ -71,8 +77,11 @@ class PaddleProvider:
 
     def portal_url(self, subscription: Subscription, *, base_url: str) -> str:
         customer = urllib.parse.quote(subscription.provider_customer_id, safe="")
-        data = self._call("POST", f"/customers/{customer}/portal-sessions",
-                          {"subscription_ids": [subscription.provider_subscription_id]})
+        data = self._call(
+            "POST",
+            f"/customers/{customer}/portal-sessions",
+            {"subscription_ids": [subscription.provider_subscription_id]},
+        )
         try:
             return data["urls"]["general"]["overview"]
         except (KeyError, TypeError) as error:
@@ -81,12 +90,16 @@ class PaddleProvider:
     def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
         price = settings.PADDLE_PRICES.get(f"{subscription.plan}:{cycle}")
         if not price:
-            raise ProviderError(f"No Paddle price is configured for {subscription.plan} "
-                                f"{cycle}.")
+            raise ProviderError(f"No Paddle price is configured for {subscription.plan} {cycle}.")
         subscription_id = urllib.parse.quote(subscription.provider_subscription_id, safe="")
-        data = self._call("PATCH", f"/subscriptions/{subscription_id}",
-                          {"items": [{"price_id": price, "quantity": 1}],
-                           "proration_billing_mode": "prorated_immediately"})
+        data = self._call(
+            "PATCH",
+            f"/subscriptions/{subscription_id}",
+            {
+                "items": [{"price_id": price, "quantity": 1}],
+                "proration_billing_mode": "prorated_immediately",
+            },
+        )
         fields = paddle_fields(data)
         fields.setdefault("billing_cycle", cycle)
         return fields

@@ -26,10 +26,21 @@ def member_api(factory, org: Organization, role: str = "member") -> Client:
     return client
 
 
-def subscribe(org: Organization, plan: str = "team", status: str = "active",
-              cycle: str = "monthly") -> None:
-    call_command("set_subscription", "--org", org.slug, "--plan", plan, "--status", status,
-                 "--cycle", cycle, stdout=io.StringIO())
+def subscribe(
+    org: Organization, plan: str = "team", status: str = "active", cycle: str = "monthly"
+) -> None:
+    call_command(
+        "set_subscription",
+        "--org",
+        org.slug,
+        "--plan",
+        plan,
+        "--status",
+        status,
+        "--cycle",
+        cycle,
+        stdout=io.StringIO(),
+    )
 
 
 def subscription_state(org: Organization) -> dict | None:
@@ -38,12 +49,19 @@ def subscription_state(org: Organization) -> dict | None:
 
 
 def sign(body: bytes, secret: str = "whsec_test", timestamp: int | None = None) -> str:
-    return signature_header(body, secret=secret,
-                            timestamp=int(time.time()) if timestamp is None else timestamp)
+    return signature_header(
+        body, secret=secret, timestamp=int(time.time()) if timestamp is None else timestamp
+    )
 
 
-def deliver(body, *, secret: str = "whsec_test", header: str | None = None,
-            timestamp: int | None = None, sign_it: bool = True):
+def deliver(
+    body,
+    *,
+    secret: str = "whsec_test",
+    header: str | None = None,
+    timestamp: int | None = None,
+    sign_it: bool = True,
+):
     """POST /webhooks/billing as the provider: `body` a dict (sent as JSON) or raw bytes,
     signed with `secret` unless a `header` is given or `sign_it` is false."""
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
@@ -55,14 +73,21 @@ def deliver(body, *, secret: str = "whsec_test", header: str | None = None,
     return Client().post("/webhooks/billing", raw, content_type="application/json", **extra)
 
 
-def paddle_event(org_slug: str | None, *, event_id: str, status: str = "active",
-                 occurred_at: str = "2025-03-01T10:00:00.000000Z",
-                 event_type: str = "subscription.updated", interval: str = "month",
-                 price: str = "pri_01unconfigured", plan: str | None = "team",
-                 subscription_id: str = "sub_01hv8x29kz0t586xy6zn1a62ny",
-                 customer_id: str = "ctm_01hv6y1jedq4p1n0yqn5ba3ky4",
-                 period_end: str = "2025-04-01T10:00:00.000000Z",
-                 next_billed_at: str | None = "2025-04-01T10:00:00.000000Z") -> dict:
+def paddle_event(
+    org_slug: str | None,
+    *,
+    event_id: str,
+    status: str = "active",
+    occurred_at: str = "2025-03-01T10:00:00.000000Z",
+    event_type: str = "subscription.updated",
+    interval: str = "month",
+    price: str = "pri_01unconfigured",
+    plan: str | None = "team",
+    subscription_id: str = "sub_01hv8x29kz0t586xy6zn1a62ny",
+    customer_id: str = "ctm_01hv6y1jedq4p1n0yqn5ba3ky4",
+    period_end: str = "2025-04-01T10:00:00.000000Z",
+    next_billed_at: str | None = "2025-04-01T10:00:00.000000Z",
+) -> dict:
     """A subscription event shaped like Paddle Billing's (notification payload v1)."""
     custom_data = {}
     if org_slug is not None:
@@ -90,23 +115,30 @@ def paddle_event(org_slug: str | None, *, event_id: str, status: str = "active",
             "canceled_at": None,
             "collection_mode": "automatic",
             "billing_details": None,
-            "current_billing_period": {"starts_at": "2025-03-01T10:00:00.000000Z",
-                                       "ends_at": period_end},
+            "current_billing_period": {
+                "starts_at": "2025-03-01T10:00:00.000000Z",
+                "ends_at": period_end,
+            },
             "billing_cycle": {"interval": interval, "frequency": 1},
             "scheduled_change": None,
-            "items": [{
-                "status": "active",
-                "quantity": 1,
-                "recurring": True,
-                "price": {"id": price, "product_id": "pro_01hv8p2sr2y1hq4ztqcwd1pxhj",
-                          "billing_cycle": {"interval": interval, "frequency": 1}},
-            }],
+            "items": [
+                {
+                    "status": "active",
+                    "quantity": 1,
+                    "recurring": True,
+                    "price": {
+                        "id": price,
+                        "product_id": "pro_01hv8p2sr2y1hq4ztqcwd1pxhj",
+                        "billing_cycle": {"interval": interval, "frequency": 1},
+                    },
+                }
+            ],
             "custom_data": custom_data or None,
             "management_urls": {
                 "update_payment_method": "https://buyer-portal.paddle.com/subscriptions/"
-                                         "sub_01hv8x29kz0t586xy6zn1a62ny/update-payment-method",
+                "sub_01hv8x29kz0t586xy6zn1a62ny/update-payment-method",
                 "cancel": "https://buyer-portal.paddle.com/subscriptions/"
-                          "sub_01hv8x29kz0t586xy6zn1a62ny/cancel",
+                "sub_01hv8x29kz0t586xy6zn1a62ny/cancel",
             },
             "discount": None,
             "import_meta": None,

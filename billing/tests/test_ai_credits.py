@@ -38,19 +38,29 @@ def test_a_new_organization_has_the_free_plans_credits_until_next_month(api):
     assert body["remaining"] == 50
     resets_at = datetime.fromisoformat(body["resetsAt"].replace("Z", "+00:00"))
     assert resets_at > now
-    assert (resets_at.day, resets_at.hour, resets_at.minute, resets_at.second,
-            resets_at.microsecond) == (1, 0, 0, 0, 0)
+    assert (
+        resets_at.day,
+        resets_at.hour,
+        resets_at.minute,
+        resets_at.second,
+        resets_at.microsecond,
+    ) == (1, 0, 0, 0, 0)
     assert body["resetsAt"] == next_month_iso()
 
 
-@pytest.mark.parametrize(("now", "expected"), [
-    (datetime(2025, 1, 31, 23, 59, 59, tzinfo=UTC), datetime(2025, 2, 1, tzinfo=UTC)),
-    (datetime(2025, 12, 15, 8, 0, tzinfo=UTC), datetime(2026, 1, 1, tzinfo=UTC)),
-    (datetime(2025, 3, 1, 0, 0, tzinfo=UTC), datetime(2025, 4, 1, tzinfo=UTC)),
-    # 23:30 on 31 Jan in New York is already February in UTC
-    (datetime(2025, 2, 1, 4, 30, tzinfo=UTC).astimezone(timezone.get_fixed_timezone(-300)),
-     datetime(2025, 3, 1, tzinfo=UTC)),
-])
+@pytest.mark.parametrize(
+    ("now", "expected"),
+    [
+        (datetime(2025, 1, 31, 23, 59, 59, tzinfo=UTC), datetime(2025, 2, 1, tzinfo=UTC)),
+        (datetime(2025, 12, 15, 8, 0, tzinfo=UTC), datetime(2026, 1, 1, tzinfo=UTC)),
+        (datetime(2025, 3, 1, 0, 0, tzinfo=UTC), datetime(2025, 4, 1, tzinfo=UTC)),
+        # 23:30 on 31 Jan in New York is already February in UTC
+        (
+            datetime(2025, 2, 1, 4, 30, tzinfo=UTC).astimezone(timezone.get_fixed_timezone(-300)),
+            datetime(2025, 3, 1, tzinfo=UTC),
+        ),
+    ],
+)
 def test_the_reset_is_the_first_instant_of_the_next_calendar_month_utc(now, expected):
     assert next_month_start(now) == expected
 
@@ -71,7 +81,8 @@ def test_credits_belong_to_the_organization(factory, api, org):
 def test_credits_refill_to_the_plans_amount_at_the_period_boundary(api, org):
     credits(api)
     AiCredits.objects.filter(organization=org).update(
-        remaining=2, resets_at=timezone.now() - timedelta(seconds=1))
+        remaining=2, resets_at=timezone.now() - timedelta(seconds=1)
+    )
     body = credits(api)
     assert body["remaining"] == 50
     assert body["resetsAt"] == next_month_iso()
@@ -81,7 +92,8 @@ def test_credits_refill_to_the_paid_plans_amount(api, org):
     subscribe(org, plan="team")
     credits(api)
     AiCredits.objects.filter(organization=org).update(
-        remaining=0, resets_at=datetime(2024, 1, 1, tzinfo=UTC))
+        remaining=0, resets_at=datetime(2024, 1, 1, tzinfo=UTC)
+    )
     assert credits(api) == {"remaining": 1000, "resetsAt": next_month_iso()}
 
 
@@ -95,7 +107,8 @@ def test_credits_do_not_refill_before_the_boundary(api, org):
 def test_a_spend_after_the_boundary_refills_first(org):
     ai_credits_spend(organization=org)
     AiCredits.objects.filter(organization=org).update(
-        remaining=0, resets_at=timezone.now() - timedelta(days=3))
+        remaining=0, resets_at=timezone.now() - timedelta(days=3)
+    )
     assert ai_credits_spend(organization=org) == 49
 
 
@@ -146,7 +159,8 @@ def test_a_downgrade_keeps_the_balance_until_the_next_refill(api, org):
     subscribe(org, plan="team", status="canceled")
     assert credits(api)["remaining"] == 10000
     AiCredits.objects.filter(organization=org).update(
-        resets_at=timezone.now() - timedelta(seconds=1))
+        resets_at=timezone.now() - timedelta(seconds=1)
+    )
     assert credits(api)["remaining"] == 50
 
 
@@ -202,7 +216,8 @@ def test_parallel_spends_at_the_period_boundary_refill_once(factory):
     org = factory.org("boundary")
     ai_credits_spend(organization=org)
     AiCredits.objects.filter(organization=org).update(
-        remaining=0, resets_at=timezone.now() - timedelta(seconds=1))
+        remaining=0, resets_at=timezone.now() - timedelta(seconds=1)
+    )
     results = _spend_in_parallel(org, 12)
     assert all(isinstance(r, int) for r in results), results
     assert balance(org) == 50 - 12

@@ -46,8 +46,15 @@ def test_subscription_has_its_full_shape_after_set_subscription(api, org):
     response = api.get("/v1/billing/subscription")
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"status", "planName", "billingCycle", "currentPeriodEnd",
-                         "providerCustomerId", "providerSubscriptionId", "nextBilledAt"}
+    assert set(body) == {
+        "status",
+        "planName",
+        "billingCycle",
+        "currentPeriodEnd",
+        "providerCustomerId",
+        "providerSubscriptionId",
+        "nextBilledAt",
+    }
     assert body["status"] == "active"
     assert body["planName"] == "team"
     assert body["billingCycle"] == "annual"
@@ -81,14 +88,17 @@ def test_limits_count_the_projects_of_the_organization_only(factory, api):
     assert limits(api) == {"currentProjects": 2, "maxProjects": 3}
 
 
-@pytest.mark.parametrize(("plan", "status", "expected"), [
-    ("team", "active", 25),
-    ("business", "active", 250),
-    ("team", "trialing", 25),
-    ("business", "past_due", 250),
-    ("team", "paused", 3),
-    ("business", "canceled", 3),
-])
+@pytest.mark.parametrize(
+    ("plan", "status", "expected"),
+    [
+        ("team", "active", 25),
+        ("business", "active", 250),
+        ("team", "trialing", 25),
+        ("business", "past_due", 250),
+        ("team", "paused", 3),
+        ("business", "canceled", 3),
+    ],
+)
 def test_limits_follow_the_plan_of_the_current_status(api, org, plan, status, expected):
     subscribe(org, plan=plan, status=status)
     assert limits(api)["maxProjects"] == expected
@@ -152,8 +162,9 @@ def test_switch_cycle_is_forbidden_without_billing_rights(factory, org, caller):
     client = {
         "member": lambda: member_api(factory, org, role="member"),
         "key": lambda: factory.key_client(org, "plain"),
-        "key-projects-manage": lambda: factory.key_client(org, "pm",
-                                                          permissions=["projects:manage"]),
+        "key-projects-manage": lambda: factory.key_client(
+            org, "pm", permissions=["projects:manage"]
+        ),
     }[caller]()
     response = post(client, SWITCH, {"billingCycle": "annual"})
     assert response.status_code == 403
@@ -170,8 +181,11 @@ def test_switch_cycle_forbidden_comes_before_body_validation(factory, org):
 
 @pytest.mark.parametrize("role", ["admin-member", "billing-key"])
 def test_switch_cycle_without_a_subscription_is_404(factory, org, role):
-    client = member_api(factory, org, role="admin") if role == "admin-member" \
+    client = (
+        member_api(factory, org, role="admin")
+        if role == "admin-member"
         else billing_admin(factory, org)
+    )
     response = post(client, SWITCH, {"billingCycle": "annual"})
     assert response.status_code == 404
     assert response.json()["code"] == "subscription_not_found"
@@ -188,14 +202,17 @@ def test_switch_cycle_to_an_unknown_cycle_is_invalid_billing_cycle(factory, org)
     assert subscription_state(org) == before
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    (None, "body"),
-    ({}, "billingCycle"),
-    ({"billingCycle": "annual", "extra": 1}, "extra"),
-    ({"billingCycle": 12}, "billingCycle"),
-    ({"billingCycle": None}, "billingCycle"),
-    ({"billingCycle": ["annual"]}, "billingCycle"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (None, "body"),
+        ({}, "billingCycle"),
+        ({"billingCycle": "annual", "extra": 1}, "extra"),
+        ({"billingCycle": 12}, "billingCycle"),
+        ({"billingCycle": None}, "billingCycle"),
+        ({"billingCycle": ["annual"]}, "billingCycle"),
+    ],
+)
 def test_switch_cycle_with_a_bad_body_is_validation_failed(factory, org, body, field):
     subscribe(org)
     before = subscription_state(org)
@@ -210,8 +227,9 @@ def test_switch_cycle_with_a_bad_body_is_validation_failed(factory, org, body, f
 def test_switch_cycle_with_malformed_json_changes_nothing(factory, org):
     subscribe(org)
     before = subscription_state(org)
-    response = billing_admin(factory, org).post(SWITCH, '{"billingCycle": ',
-                                                content_type="application/json")
+    response = billing_admin(factory, org).post(
+        SWITCH, '{"billingCycle": ', content_type="application/json"
+    )
     assert response.status_code == 400
     assert subscription_state(org) == before
 
@@ -253,8 +271,11 @@ def portal_url(client: Client) -> str:
 @pytest.mark.parametrize("caller", ["admin-member", "billing-key"])
 def test_portal_session_with_the_local_provider_opens_this_apps_portal(factory, org, caller):
     subscribe(org, plan="team", cycle="monthly")
-    client = member_api(factory, org, role="admin") if caller == "admin-member" \
+    client = (
+        member_api(factory, org, role="admin")
+        if caller == "admin-member"
         else billing_admin(factory, org)
+    )
     path = portal_url(client)
     page = Client().get(path)
     assert page.status_code == 200
@@ -270,8 +291,15 @@ def test_the_local_portal_form_changes_the_plan(factory, org):
     page = browser.get(path)
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode())
     assert csrf
-    response = browser.post(path, {"plan": "business", "cycle": "annual", "status": "active",
-                                   "csrfmiddlewaretoken": csrf.group(1)})
+    response = browser.post(
+        path,
+        {
+            "plan": "business",
+            "cycle": "annual",
+            "status": "active",
+            "csrfmiddlewaretoken": csrf.group(1),
+        },
+    )
     assert response.status_code == 200
     assert "Saved." in response.content.decode()
     body = api_client.get("/v1/billing/subscription").json()
@@ -284,7 +312,8 @@ def test_the_local_portal_form_without_csrf_changes_nothing(factory, org):
     path = portal_url(billing_admin(factory, org))
     before = subscription_state(org)
     response = Client(enforce_csrf_checks=True).post(
-        path, {"plan": "business", "cycle": "annual", "status": "active"})
+        path, {"plan": "business", "cycle": "annual", "status": "active"}
+    )
     assert response.status_code == 403
     assert subscription_state(org) == before
 
@@ -298,23 +327,31 @@ def test_the_local_portal_form_refuses_an_unknown_plan(factory, org):
     assert subscription_state(org) == before
 
 
-@pytest.mark.parametrize("token", [
-    "garbage",
-    "eyJvcmciOjF9:1tQ0aX:not-a-signature",
-    signing.dumps({"org": 1}, salt="another.salt"),
-])
+@pytest.mark.parametrize(
+    "token",
+    [
+        "garbage",
+        "eyJvcmciOjF9:1tQ0aX:not-a-signature",
+        signing.dumps({"org": 1}, salt="another.salt"),
+    ],
+)
 def test_a_forged_or_garbled_portal_token_is_404(org, token):
     assert Client().get(f"/billing/portal/{token}/").status_code == 404
-    assert Client().post(f"/billing/portal/{token}/",
-                         {"plan": "business", "cycle": "annual"}).status_code == 404
+    assert (
+        Client()
+        .post(f"/billing/portal/{token}/", {"plan": "business", "cycle": "annual"})
+        .status_code
+        == 404
+    )
     assert subscription_state(org) is None
 
 
 def test_a_tampered_portal_token_is_404(factory, org):
     other = factory.org("other")
     token = portal_token(org.pk)
-    forged = signing.dumps({"org": other.pk}, salt=PORTAL_SALT).split(":")[0] + \
-        token[token.index(":"):]
+    forged = (
+        signing.dumps({"org": other.pk}, salt=PORTAL_SALT).split(":")[0] + token[token.index(":") :]
+    )
     assert Client().get(f"/billing/portal/{forged}/").status_code == 404
 
 

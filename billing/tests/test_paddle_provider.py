@@ -15,8 +15,10 @@ from billing.tests.helpers import deliver, member_api, paddle_event, post, subsc
 
 SUB = "sub_01hv8x29kz0t586xy6zn1a62ny"
 CTM = "ctm_01hv6y1jedq4p1n0yqn5ba3ky4"
-OVERVIEW = ("https://customer-portal.paddle.com/cpl_01j7zbyqs3vah3c4a8gnz3cmaz/overview"
-            "?action=overview&token=pga_eyJhbGciOiJFZERTQSIsImtpZCI6Imp3a18wMWhkazgzdGp")
+OVERVIEW = (
+    "https://customer-portal.paddle.com/cpl_01j7zbyqs3vah3c4a8gnz3cmaz/overview"
+    "?action=overview&token=pga_eyJhbGciOiJFZERTQSIsImtpZCI6Imp3a18wMWhkazgzdGp"
+)
 SWITCH = "/v1/billing/subscription/switch-cycle"
 PORTAL = "/v1/billing/portal-session"
 
@@ -28,16 +30,18 @@ def portal_session_example(customer_id: str) -> dict:
             "customer_id": customer_id,
             "urls": {
                 "general": {"overview": OVERVIEW},
-                "subscriptions": [{
-                    "id": SUB,
-                    "cancel_subscription": "https://customer-portal.paddle.com/"
-                                           "cpl_01j7zbyqs3vah3c4a8gnz3cmaz/subscriptions/"
-                                           f"{SUB}/cancel?token=pga_x",
-                    "update_subscription_payment_method": "https://customer-portal.paddle.com/"
-                                                          "cpl_01j7zbyqs3vah3c4a8gnz3cmaz/"
-                                                          f"subscriptions/{SUB}/"
-                                                          "update-payment-method?token=pga_x",
-                }],
+                "subscriptions": [
+                    {
+                        "id": SUB,
+                        "cancel_subscription": "https://customer-portal.paddle.com/"
+                        "cpl_01j7zbyqs3vah3c4a8gnz3cmaz/subscriptions/"
+                        f"{SUB}/cancel?token=pga_x",
+                        "update_subscription_payment_method": "https://customer-portal.paddle.com/"
+                        "cpl_01j7zbyqs3vah3c4a8gnz3cmaz/"
+                        f"subscriptions/{SUB}/"
+                        "update-payment-method?token=pga_x",
+                    }
+                ],
             },
             "created_at": "2025-03-10T15:37:54.167814Z",
         },
@@ -63,21 +67,28 @@ def subscription_update_example(subscription_id: str, price_id: str) -> dict:
             "canceled_at": None,
             "collection_mode": "automatic",
             "billing_details": None,
-            "current_billing_period": {"starts_at": "2025-03-10T15:38:00.5Z",
-                                       "ends_at": "2026-03-10T15:38:00.5Z"},
+            "current_billing_period": {
+                "starts_at": "2025-03-10T15:38:00.5Z",
+                "ends_at": "2026-03-10T15:38:00.5Z",
+            },
             "billing_cycle": {"interval": "year", "frequency": 1},
             "scheduled_change": None,
-            "items": [{
-                "status": "active",
-                "quantity": 1,
-                "recurring": True,
-                "created_at": "2025-03-01T10:00:00.000000Z",
-                "updated_at": "2025-03-10T15:38:01.112358Z",
-                "previously_billed_at": "2025-03-10T15:38:00.5Z",
-                "next_billed_at": "2026-03-10T15:38:00.5Z",
-                "price": {"id": price_id, "product_id": "pro_01hv8p2sr2y1hq4ztqcwd1pxhj",
-                          "billing_cycle": {"interval": "year", "frequency": 1}},
-            }],
+            "items": [
+                {
+                    "status": "active",
+                    "quantity": 1,
+                    "recurring": True,
+                    "created_at": "2025-03-01T10:00:00.000000Z",
+                    "updated_at": "2025-03-10T15:38:01.112358Z",
+                    "previously_billed_at": "2025-03-10T15:38:00.5Z",
+                    "next_billed_at": "2026-03-10T15:38:00.5Z",
+                    "price": {
+                        "id": price_id,
+                        "product_id": "pro_01hv8p2sr2y1hq4ztqcwd1pxhj",
+                        "billing_cycle": {"interval": "year", "frequency": 1},
+                    },
+                }
+            ],
             "custom_data": {"organization": "acme", "plan": "team"},
             "management_urls": {"update_payment_method": None, "cancel": None},
             "discount": None,
@@ -102,11 +113,14 @@ class FakePaddle:
             def _handle(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
-                fake.requests.append({
-                    "method": self.command, "path": self.path,
-                    "headers": {k.lower(): v for k, v in self.headers.items()},
-                    "body": json.loads(raw) if raw else None,
-                })
+                fake.requests.append(
+                    {
+                        "method": self.command,
+                        "path": self.path,
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
+                        "body": json.loads(raw) if raw else None,
+                    }
+                )
                 time.sleep(fake.delay)
                 status, body = fake.answer(self.command, self.path, raw)
                 self.send_response(status)
@@ -128,22 +142,33 @@ class FakePaddle:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever,
-                                       kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def answer(self, method: str, path: str, raw: bytes) -> tuple[int, bytes]:
         if self.fail_with:
-            return self.fail_with, json.dumps({
-                "error": {"type": "api_error", "code": "internal_error",
-                          "detail": "An internal error has occurred.",
-                          "documentation_url": "https://developer.paddle.com/v1/errors/"
-                                               "shared/internal_error"},
-                "meta": {"request_id": "0d7e3f1c-1111-4d1e-9a9a-222233334444"}}).encode()
+            return self.fail_with, json.dumps(
+                {
+                    "error": {
+                        "type": "api_error",
+                        "code": "internal_error",
+                        "detail": "An internal error has occurred.",
+                        "documentation_url": "https://developer.paddle.com/v1/errors/"
+                        "shared/internal_error",
+                    },
+                    "meta": {"request_id": "0d7e3f1c-1111-4d1e-9a9a-222233334444"},
+                }
+            ).encode()
         if self.answer_raw is not None:
             return 200, self.answer_raw
         parts = path.strip("/").split("/")
-        if method == "POST" and len(parts) == 3 and parts[0] == "customers" \
-                and parts[2] == "portal-sessions":
+        if (
+            method == "POST"
+            and len(parts) == 3
+            and parts[0] == "customers"
+            and parts[2] == "portal-sessions"
+        ):
             return 201, json.dumps(portal_session_example(parts[1])).encode()
         if method == "PATCH" and len(parts) == 2 and parts[0] == "subscriptions":
             price = json.loads(raw)["items"][0]["price_id"]
@@ -160,8 +185,12 @@ def paddle(settings):
     settings.PADDLE_API_KEY = "pdl_test_key"
     settings.PADDLE_TIMEOUT_SECONDS = 5
     settings.BILLING_WEBHOOK_SECRETS = ["whsec_test"]
-    settings.PADDLE_PRICES = {"team:monthly": "pri_team_m", "team:annual": "pri_team_a",
-                              "business:monthly": "pri_biz_m", "business:annual": "pri_biz_a"}
+    settings.PADDLE_PRICES = {
+        "team:monthly": "pri_team_m",
+        "team:annual": "pri_team_a",
+        "business:monthly": "pri_biz_m",
+        "business:annual": "pri_biz_a",
+    }
     yield fake
     fake.server.shutdown()
     fake.server.server_close()
@@ -170,8 +199,16 @@ def paddle(settings):
 @pytest.fixture
 def paddle_subscription(paddle, org):
     """A team monthly subscription as Paddle's webhook created it."""
-    response = deliver(paddle_event(org.slug, event_id="evt_01", price="pri_team_m",
-                                    interval="month", subscription_id=SUB, customer_id=CTM))
+    response = deliver(
+        paddle_event(
+            org.slug,
+            event_id="evt_01",
+            price="pri_team_m",
+            interval="month",
+            subscription_id=SUB,
+            customer_id=CTM,
+        )
+    )
     assert response.status_code == 200
     return Subscription.objects.get(organization=org)
 
@@ -201,13 +238,16 @@ def test_portal_session_for_an_admin_member(paddle, paddle_subscription, factory
 
 def test_a_forbidden_caller_never_reaches_paddle(paddle, paddle_subscription, factory, org):
     assert post(member_api(factory, org), PORTAL).status_code == 403
-    assert post(factory.key_client(org, "plain"), SWITCH,
-                {"billingCycle": "annual"}).status_code == 403
+    assert (
+        post(factory.key_client(org, "plain"), SWITCH, {"billingCycle": "annual"}).status_code
+        == 403
+    )
     assert paddle.requests == []
 
 
 def test_switch_cycle_updates_the_subscription_at_paddle_and_takes_its_answer(
-        paddle, paddle_subscription, manager, org):
+    paddle, paddle_subscription, manager, org
+):
     response = post(manager, SWITCH, {"billingCycle": "annual"})
     assert response.status_code == 200, response.content
     body = response.json()
@@ -224,8 +264,9 @@ def test_switch_cycle_updates_the_subscription_at_paddle_and_takes_its_answer(
     assert manager.get("/v1/billing/subscription").json() == body
 
 
-def test_switch_cycle_to_the_same_cycle_does_not_call_paddle(paddle, paddle_subscription,
-                                                            manager, org):
+def test_switch_cycle_to_the_same_cycle_does_not_call_paddle(
+    paddle, paddle_subscription, manager, org
+):
     before = subscription_state(org)
     response = post(manager, SWITCH, {"billingCycle": "monthly"})
     assert response.status_code == 200
@@ -241,7 +282,8 @@ def test_an_invalid_cycle_does_not_call_paddle(paddle, paddle_subscription, mana
 
 @pytest.mark.parametrize("status", [500, 502, 429, 400])
 def test_when_paddle_fails_the_api_answers_503_and_nothing_changes(
-        paddle, paddle_subscription, manager, org, status):
+    paddle, paddle_subscription, manager, org, status
+):
     paddle.fail_with = status
     before = subscription_state(org)
     for path, body in ((SWITCH, {"billingCycle": "annual"}), (PORTAL, None)):
@@ -253,10 +295,13 @@ def test_when_paddle_fails_the_api_answers_503_and_nothing_changes(
     assert subscription_state(org) == before
 
 
-@pytest.mark.parametrize("raw", [b"<html>Bad gateway</html>", b'{"meta": {}}',
-                                 b'{"data": null}', b'{"data": {"urls": {}}}'])
+@pytest.mark.parametrize(
+    "raw",
+    [b"<html>Bad gateway</html>", b'{"meta": {}}', b'{"data": null}', b'{"data": {"urls": {}}}'],
+)
 def test_when_paddle_answers_nonsense_the_portal_session_is_503(
-        paddle, paddle_subscription, manager, raw):
+    paddle, paddle_subscription, manager, raw
+):
     paddle.answer_raw = raw
     response = post(manager, PORTAL)
     assert response.status_code == 503
@@ -264,7 +309,8 @@ def test_when_paddle_answers_nonsense_the_portal_session_is_503(
 
 
 def test_when_paddle_is_unreachable_the_api_answers_503_and_nothing_changes(
-        paddle, paddle_subscription, manager, org, settings):
+    paddle, paddle_subscription, manager, org, settings
+):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         closed_port = probe.getsockname()[1]
@@ -277,8 +323,9 @@ def test_when_paddle_is_unreachable_the_api_answers_503_and_nothing_changes(
     assert subscription_state(org) == before
 
 
-def test_when_paddle_is_too_slow_the_api_answers_503(paddle, paddle_subscription, manager,
-                                                     org, settings):
+def test_when_paddle_is_too_slow_the_api_answers_503(
+    paddle, paddle_subscription, manager, org, settings
+):
     settings.PADDLE_TIMEOUT_SECONDS = 1
     paddle.delay = 1.5
     before = subscription_state(org)
@@ -288,7 +335,8 @@ def test_when_paddle_is_too_slow_the_api_answers_503(paddle, paddle_subscription
 
 
 def test_a_cycle_without_a_configured_price_is_503_without_a_request(
-        paddle, paddle_subscription, manager, org, settings):
+    paddle, paddle_subscription, manager, org, settings
+):
     settings.PADDLE_PRICES = {**settings.PADDLE_PRICES, "team:annual": ""}
     before = subscription_state(org)
     response = post(manager, SWITCH, {"billingCycle": "annual"})
@@ -297,14 +345,17 @@ def test_a_cycle_without_a_configured_price_is_503_without_a_request(
     assert subscription_state(org) == before
 
 
-@pytest.mark.parametrize("base_url", ["http://api.paddle.com", "http://10.0.0.5:8080",
-                                      "http://127.0.0.1.example.com"])
+@pytest.mark.parametrize(
+    "base_url", ["http://api.paddle.com", "http://10.0.0.5:8080", "http://127.0.0.1.example.com"]
+)
 def test_a_non_https_base_url_is_refused_without_a_request(
-        paddle, paddle_subscription, manager, org, settings, monkeypatch, base_url):
+    paddle, paddle_subscription, manager, org, settings, monkeypatch, base_url
+):
     settings.PADDLE_API_BASE_URL = base_url
     opened = []
-    monkeypatch.setattr(urllib.request, "urlopen",
-                        lambda *args, **kwargs: opened.append(args) or None)
+    monkeypatch.setattr(
+        urllib.request, "urlopen", lambda *args, **kwargs: opened.append(args) or None
+    )
     before = subscription_state(org)
     assert post(manager, SWITCH, {"billingCycle": "annual"}).status_code == 503
     assert post(manager, PORTAL).status_code == 503

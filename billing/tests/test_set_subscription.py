@@ -19,7 +19,10 @@ def test_it_creates_a_subscription_with_provider_ids_and_prints_it(api, org):
     output = run("--org", "acme", "--plan", "team", "--status", "active", "--cycle", "annual")
     subscription = Subscription.objects.get(organization=org)
     assert (subscription.plan, subscription.status, subscription.billing_cycle) == (
-        "team", "active", "annual")
+        "team",
+        "active",
+        "annual",
+    )
     assert subscription.provider_customer_id and subscription.provider_subscription_id
     assert subscription.current_period_end and subscription.next_billed_at
     assert "acme" in output and "team" in output and "annual" in output and "active" in output
@@ -38,13 +41,15 @@ def test_running_it_again_updates_the_subscription_and_keeps_its_ids(api, org):
     run("--org", "acme", "--plan", "business", "--status", "past_due", "--cycle", "annual")
     assert Subscription.objects.filter(organization=org).count() == 1
     second = Subscription.objects.get(organization=org)
-    assert (second.plan, second.status, second.billing_cycle) == ("business", "past_due",
-                                                                  "annual")
+    assert (second.plan, second.status, second.billing_cycle) == ("business", "past_due", "annual")
     assert second.provider_customer_id == first.provider_customer_id
     assert second.provider_subscription_id == first.provider_subscription_id
     body = api.get("/v1/billing/subscription").json()
     assert (body["planName"], body["status"], body["billingCycle"]) == (
-        "business", "past_due", "annual")
+        "business",
+        "past_due",
+        "annual",
+    )
 
 
 def test_the_subscription_it_writes_opens_a_portal_session(factory, org):
@@ -61,15 +66,18 @@ def test_an_unknown_organization_is_refused(db):
     assert not Subscription.objects.exists()
 
 
-@pytest.mark.parametrize("args", [
-    ("--plan", "free", "--status", "active"),
-    ("--plan", "platinum", "--status", "active"),
-    ("--plan", "team", "--status", "expired"),
-    ("--plan", "team", "--status", "none"),
-    ("--plan", "team", "--status", "active", "--cycle", "weekly"),
-    ("--status", "active"),
-    ("--plan", "team"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--plan", "free", "--status", "active"),
+        ("--plan", "platinum", "--status", "active"),
+        ("--plan", "team", "--status", "expired"),
+        ("--plan", "team", "--status", "none"),
+        ("--plan", "team", "--status", "active", "--cycle", "weekly"),
+        ("--status", "active"),
+        ("--plan", "team"),
+    ],
+)
 def test_bad_arguments_are_refused_and_change_nothing(org, args):
     with pytest.raises(CommandError):
         run("--org", "acme", *args)

@@ -25,8 +25,12 @@ CTM = "ctm_01hv6y1jedq4p1n0yqn5ba3ky4"
 def _webhook_settings(settings):
     settings.BILLING_WEBHOOK_SECRETS = ["whsec_test"]
     settings.BILLING_WEBHOOK_TOLERANCE_SECONDS = 300
-    settings.PADDLE_PRICES = {"team:monthly": "pri_team_m", "team:annual": "pri_team_a",
-                              "business:monthly": "pri_biz_m", "business:annual": "pri_biz_a"}
+    settings.PADDLE_PRICES = {
+        "team:monthly": "pri_team_m",
+        "team:annual": "pri_team_a",
+        "business:monthly": "pri_biz_m",
+        "business:annual": "pri_biz_a",
+    }
 
 
 def at(minute: int) -> str:
@@ -40,30 +44,42 @@ def applied(org, event_id: str = "evt_01", **fields) -> dict:
 
 
 def shown(api) -> tuple[dict, int]:
-    return (api.get("/v1/billing/subscription").json(),
-            api.get("/v1/limits").json()["maxProjects"])
+    return (api.get("/v1/billing/subscription").json(), api.get("/v1/limits").json()["maxProjects"])
 
 
 # --- applied ------------------------------------------------------------------------------------
 
 
 def test_a_subscription_created_event_creates_the_subscription(api, org):
-    response = deliver(paddle_event(
-        org.slug, event_id="evt_01hv8x2acma2gz5nqtsmh1zefk", event_type="subscription.created",
-        status="active", period_end="2025-04-01T10:00:00.52Z",
-        next_billed_at="2025-04-01T10:00:00.52Z"))
+    response = deliver(
+        paddle_event(
+            org.slug,
+            event_id="evt_01hv8x2acma2gz5nqtsmh1zefk",
+            event_type="subscription.created",
+            status="active",
+            period_end="2025-04-01T10:00:00.52Z",
+            next_billed_at="2025-04-01T10:00:00.52Z",
+        )
+    )
     assert response.status_code == 200
     assert response.json() == {"received": True, "outcome": "applied"}
     assert api.get("/v1/billing/subscription").json() == {
-        "status": "active", "planName": "team", "billingCycle": "monthly",
+        "status": "active",
+        "planName": "team",
+        "billingCycle": "monthly",
         "currentPeriodEnd": "2025-04-01T10:00:00.520000Z",
         "nextBilledAt": "2025-04-01T10:00:00.520000Z",
-        "providerCustomerId": CTM, "providerSubscriptionId": SUB,
+        "providerCustomerId": CTM,
+        "providerSubscriptionId": SUB,
     }
     assert api.get("/v1/limits").json()["maxProjects"] == 25
     event = WebhookEvent.objects.get()
     assert (event.event_id, event.event_type, event.outcome, event.organization) == (
-        "evt_01hv8x2acma2gz5nqtsmh1zefk", "subscription.created", "applied", org)
+        "evt_01hv8x2acma2gz5nqtsmh1zefk",
+        "subscription.created",
+        "applied",
+        org,
+    )
     assert Subscription.objects.get(organization=org).provider == "paddle"
 
 
@@ -72,15 +88,19 @@ def test_an_event_updates_a_subscription_set_by_the_operators(api, org):
     applied(org, status="past_due", interval="year", plan="team")
     body, max_projects = shown(api)
     assert (body["status"], body["planName"], body["billingCycle"]) == (
-        "past_due", "team", "annual")
+        "past_due",
+        "team",
+        "annual",
+    )
     assert body["providerSubscriptionId"] == SUB
     assert max_projects == 25
 
 
 def test_later_events_find_the_subscription_by_its_provider_id(api, org):
     applied(org, "evt_01", occurred_at=at(0))
-    response = deliver(paddle_event(None, event_id="evt_02", status="past_due",
-                                    occurred_at=at(1), plan=None))
+    response = deliver(
+        paddle_event(None, event_id="evt_02", status="past_due", occurred_at=at(1), plan=None)
+    )
     assert response.status_code == 200
     assert response.json()["outcome"] == "applied"
     body, _ = shown(api)
@@ -99,8 +119,14 @@ def test_each_status_transition_is_reflected_in_subscription_and_limits(api, org
     ]
     for minute, (event_type, status, max_projects) in enumerate(steps):
         next_billed = None if status in ("paused", "canceled") else "2025-04-01T10:00:00Z"
-        outcome = applied(org, f"evt_{minute:02d}", event_type=event_type, status=status,
-                          occurred_at=at(minute), next_billed_at=next_billed)
+        outcome = applied(
+            org,
+            f"evt_{minute:02d}",
+            event_type=event_type,
+            status=status,
+            occurred_at=at(minute),
+            next_billed_at=next_billed,
+        )
         assert outcome["outcome"] == "applied"
         body, limit = shown(api)
         assert body["status"] == status, event_type
@@ -110,12 +136,15 @@ def test_each_status_transition_is_reflected_in_subscription_and_limits(api, org
     assert WebhookEvent.objects.filter(outcome="applied").count() == len(steps)
 
 
-@pytest.mark.parametrize(("price", "interval", "plan", "cycle"), [
-    ("pri_team_m", "month", "team", "monthly"),
-    ("pri_team_a", "year", "team", "annual"),
-    ("pri_biz_m", "month", "business", "monthly"),
-    ("pri_biz_a", "year", "business", "annual"),
-])
+@pytest.mark.parametrize(
+    ("price", "interval", "plan", "cycle"),
+    [
+        ("pri_team_m", "month", "team", "monthly"),
+        ("pri_team_a", "year", "team", "annual"),
+        ("pri_biz_m", "month", "business", "monthly"),
+        ("pri_biz_a", "year", "business", "annual"),
+    ],
+)
 def test_the_plan_comes_from_the_configured_price_ids(api, org, price, interval, plan, cycle):
     other_plan = "business" if plan == "team" else "team"
     applied(org, price=price, interval=interval, plan=other_plan)
@@ -133,8 +162,7 @@ def test_an_upgrade_by_webhook_adds_the_credit_difference(api, org):
 
 
 def test_an_event_without_a_known_plan_for_a_new_subscription_is_refused(api, org):
-    response = deliver(paddle_event(org.slug, event_id="evt_01", price="pri_unknown",
-                                    plan=None))
+    response = deliver(paddle_event(org.slug, event_id="evt_01", price="pri_unknown", plan=None))
     assert response.status_code == 422
     assert subscription_state(org) is None
     assert not WebhookEvent.objects.exists()
@@ -148,15 +176,19 @@ def test_unknown_event_types_are_recorded_and_ignored(api, org):
         "event_type": "transaction.completed",
         "occurred_at": at(9),
         "notification_id": "ntf_01hv8x2aev5mt0h5hj2nqfp7kq",
-        "data": {"id": "txn_01hv8wptq8987qeep44cyrewp9", "status": "completed",
-                 "customer_id": CTM, "subscription_id": SUB, "origin": "subscription_recurring",
-                 "custom_data": {"organization": org.slug}},
+        "data": {
+            "id": "txn_01hv8wptq8987qeep44cyrewp9",
+            "status": "completed",
+            "customer_id": CTM,
+            "subscription_id": SUB,
+            "origin": "subscription_recurring",
+            "custom_data": {"organization": org.slug},
+        },
     }
     response = deliver(transaction_event)
     assert response.status_code == 200
     assert response.json()["outcome"] == "ignored"
-    assert WebhookEvent.objects.get(event_id="evt_01hv8x2acma2gz5nqtsmh1zefz").outcome == \
-        "ignored"
+    assert WebhookEvent.objects.get(event_id="evt_01hv8x2acma2gz5nqtsmh1zefz").outcome == "ignored"
     assert subscription_state(org) == before
 
 
@@ -170,24 +202,32 @@ def test_a_webhook_needs_post(org):
 def test_a_replayed_event_is_409_and_changes_nothing(api, org):
     applied(org, "evt_same", status="active", occurred_at=at(0))
     before = subscription_state(org)
-    again = deliver(paddle_event(org.slug, event_id="evt_same", status="active",
-                                 occurred_at=at(0)))
+    again = deliver(paddle_event(org.slug, event_id="evt_same", status="active", occurred_at=at(0)))
     assert again.status_code == 409
     assert again.json()["code"] == "conflict"
     # the same id with other content is still a replay
-    altered = deliver(paddle_event(org.slug, event_id="evt_same", status="canceled",
-                                   occurred_at=at(30)))
+    altered = deliver(
+        paddle_event(org.slug, event_id="evt_same", status="canceled", occurred_at=at(30))
+    )
     assert altered.status_code == 409
     assert subscription_state(org) == before
     assert WebhookEvent.objects.count() == 1
 
 
 def test_an_older_event_delivered_after_a_newer_one_is_recorded_as_stale(api, org):
-    applied(org, "evt_new", status="past_due", occurred_at=at(10),
-            period_end="2025-05-01T10:00:00Z")
+    applied(
+        org, "evt_new", status="past_due", occurred_at=at(10), period_end="2025-05-01T10:00:00Z"
+    )
     before = subscription_state(org)
-    response = deliver(paddle_event(org.slug, event_id="evt_old", status="active",
-                                    occurred_at=at(5), period_end="2025-04-01T10:00:00Z"))
+    response = deliver(
+        paddle_event(
+            org.slug,
+            event_id="evt_old",
+            status="active",
+            occurred_at=at(5),
+            period_end="2025-04-01T10:00:00Z",
+        )
+    )
     assert response.status_code == 200
     assert response.json()["outcome"] == "stale"
     assert subscription_state(org) == before
@@ -206,8 +246,11 @@ def test_events_delivered_in_order_each_apply(api, org):
 def test_occurred_at_is_compared_as_an_instant_not_as_text(api, org):
     applied(org, "evt_a", status="past_due", occurred_at="2025-03-01T10:00:00Z")
     # 10:30 at +01:00 is 09:30 UTC: older, whatever the text says
-    response = deliver(paddle_event(org.slug, event_id="evt_b", status="active",
-                                    occurred_at="2025-03-01T10:30:00+01:00"))
+    response = deliver(
+        paddle_event(
+            org.slug, event_id="evt_b", status="active", occurred_at="2025-03-01T10:30:00+01:00"
+        )
+    )
     assert response.json()["outcome"] == "stale"
     assert shown(api)[0]["status"] == "past_due"
 
@@ -217,10 +260,11 @@ def test_occurred_at_is_compared_as_an_instant_not_as_text(api, org):
 
 def test_secrets_being_rotated_are_both_accepted(settings, api, org):
     settings.BILLING_WEBHOOK_SECRETS = ["whsec_old", "whsec_new"]
-    first = deliver(paddle_event(org.slug, event_id="evt_1", occurred_at=at(1)),
-                    secret="whsec_old")
-    second = deliver(paddle_event(org.slug, event_id="evt_2", status="past_due",
-                                  occurred_at=at(2)), secret="whsec_new")
+    first = deliver(paddle_event(org.slug, event_id="evt_1", occurred_at=at(1)), secret="whsec_old")
+    second = deliver(
+        paddle_event(org.slug, event_id="evt_2", status="past_due", occurred_at=at(2)),
+        secret="whsec_new",
+    )
     assert (first.status_code, second.status_code) == (200, 200)
     assert shown(api)[0]["status"] == "past_due"
 
@@ -266,8 +310,9 @@ def _refusals(org) -> dict:
         "not UTF-8": signed(b'{"event_id": "\xff"}'),
         "a JSON list": signed(json.dumps([event]).encode()),
         "a JSON string": signed(b'"evt_bad"'),
-        "missing event_id": signed(json.dumps(
-            {k: v for k, v in event.items() if k != "event_id"}).encode()),
+        "missing event_id": signed(
+            json.dumps({k: v for k, v in event.items() if k != "event_id"}).encode()
+        ),
         "empty event_id": signed(variant(event_id="")),
         "numeric event_id": signed(variant(event_id=12)),
         "missing data": signed(variant(data=None)),
@@ -281,12 +326,29 @@ def _refusals(org) -> dict:
 
 
 REFUSALS = [
-    "bad signature", "missing header", "empty h1", "no timestamp", "other secret",
-    "signed body altered", "stale timestamp", "future timestamp", "garbled header",
-    "malformed JSON", "not UTF-8", "a JSON list", "a JSON string", "missing event_id",
-    "empty event_id", "numeric event_id", "missing data",
-    "missing occurred_at", "occurred_at without offset", "occurred_at garbled",
-    "unknown organization", "invalid status", "missing status",
+    "bad signature",
+    "missing header",
+    "empty h1",
+    "no timestamp",
+    "other secret",
+    "signed body altered",
+    "stale timestamp",
+    "future timestamp",
+    "garbled header",
+    "malformed JSON",
+    "not UTF-8",
+    "a JSON list",
+    "a JSON string",
+    "missing event_id",
+    "empty event_id",
+    "numeric event_id",
+    "missing data",
+    "missing occurred_at",
+    "occurred_at without offset",
+    "occurred_at garbled",
+    "unknown organization",
+    "invalid status",
+    "missing status",
 ]
 
 
@@ -304,8 +366,9 @@ def test_a_refused_event_is_4xx_changes_nothing_and_is_logged(api, org, caplog, 
     assert response.json()["status"] == expected
     assert subscription_state(org) == before
     assert WebhookEvent.objects.count() == events
-    refused = [r for r in caplog.records
-               if r.name == "archsvc.billing" and r.levelno == logging.WARNING]
+    refused = [
+        r for r in caplog.records if r.name == "archsvc.billing" and r.levelno == logging.WARNING
+    ]
     assert refused and "refused" in refused[-1].getMessage(), case
 
 
@@ -342,25 +405,32 @@ def test_an_oversized_event_is_refused(org):
 def test_applied_events_are_logged(org, caplog):
     caplog.set_level(logging.INFO, logger="archsvc.billing")
     applied(org, "evt_logged")
-    assert any("evt_logged" in r.getMessage() and "applied" in r.getMessage()
-               for r in caplog.records if r.name == "archsvc.billing")
+    assert any(
+        "evt_logged" in r.getMessage() and "applied" in r.getMessage()
+        for r in caplog.records
+        if r.name == "archsvc.billing"
+    )
 
 
 # --- signed but wrongly shaped events ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("change", [
-    {"status": ["active"]},
-    {"custom_data": "acme", "id": "sub_unknown"},
-    {"items": ["pri_team_m"]},
-    {"billing_cycle": "month"},
-], ids=["status-a-list", "custom_data-a-string", "item-a-string", "billing_cycle-a-string"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"status": ["active"]},
+        {"custom_data": "acme", "id": "sub_unknown"},
+        {"items": ["pri_team_m"]},
+        {"billing_cycle": "month"},
+    ],
+    ids=["status-a-list", "custom_data-a-string", "item-a-string", "billing_cycle-a-string"],
+)
 def test_a_signed_event_with_wrongly_typed_fields_is_a_4xx(org, change):
     event = paddle_event(org.slug, event_id="evt_typed")
     event["data"].update(change)
     raw = json.dumps(event).encode()
     response = Client(raise_request_exception=False).post(
-        "/webhooks/billing", raw, content_type="application/json",
-        HTTP_PADDLE_SIGNATURE=sign(raw))
+        "/webhooks/billing", raw, content_type="application/json", HTTP_PADDLE_SIGNATURE=sign(raw)
+    )
     assert 400 <= response.status_code < 500
     assert subscription_state(org) is None

@@ -39,10 +39,13 @@ class AiChatResponseSerializer(serializers.Serializer):
 class ChatView(ProjectAPIView):
     rate_limit_group = "ai"
 
-    @extend_schema(operation_id="chatWithAssistant", tags=["assistant"],
-                   parameters=[PROJECT_ID], request=AiChatRequestSerializer,
-                   responses={200: AiChatResponseSerializer,
-                              **error_responses(400, 402, 404)})
+    @extend_schema(
+        operation_id="chatWithAssistant",
+        tags=["assistant"],
+        parameters=[PROJECT_ID],
+        request=AiChatRequestSerializer,
+        responses={200: AiChatResponseSerializer, **error_responses(400, 402, 404)},
+    )
     def post(self, request, project_id):
         project = self.project(request, project_id)
         body = read_body(request, AiChatRequestSerializer)
@@ -50,5 +53,6 @@ class ChatView(ProjectAPIView):
         context = selectors.assistant_context(project=project)
         history = [Turn(t["role"], t["content"]) for t in body.get("history", [])]
         answer = assistant_answer(context, body["message"], history)
-        return Response({"reply": answer.reply, "references": answer.references,
-                         "creditsRemaining": remaining})
+        return Response(
+            {"reply": answer.reply, "references": answer.references, "creditsRemaining": remaining}
+        )

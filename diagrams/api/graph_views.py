@@ -18,10 +18,14 @@ SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 GRAPH_PARAMETERS = [
     PROJECT_ID,
-    OpenApiParameter("filteredIds", OpenApiTypes.STR, many=True, explode=True,
-                     description="entity ids to focus on (repeat, or comma-separated)"),
-    OpenApiParameter("depth", OpenApiTypes.INT, description="0 to 5; default 1 with "
-                     "filteredIds"),
+    OpenApiParameter(
+        "filteredIds",
+        OpenApiTypes.STR,
+        many=True,
+        explode=True,
+        description="entity ids to focus on (repeat, or comma-separated)",
+    ),
+    OpenApiParameter("depth", OpenApiTypes.INT, description="0 to 5; default 1 with filteredIds"),
     OpenApiParameter("at", OpenApiTypes.DATETIME, description="state at this time"),
 ]
 
@@ -32,46 +36,69 @@ def graph_query(request) -> tuple:
     try:
         filtered_ids = parse_filtered_ids(query_params(request).getlist("filteredIds"))
     except MalformedEntityId as exc:
-        raise BadRequest(f"filteredIds: '{str(exc)[:100]}' is not an entity id "
-                         "(<service|messaging|category|owner|flow>--<slug>).") from None
+        raise BadRequest(
+            f"filteredIds: '{str(exc)[:100]}' is not an entity id "
+            "(<service|messaging|category|owner|flow>--<slug>)."
+        ) from None
     depth = query_int(request, "depth", default=1, minimum=0, maximum=5)
     return filtered_ids, depth, query_at(request)
 
 
-def _rendered(view: ProjectAPIView, request, project_id: str, kind: str,
-              content_type: str) -> HttpResponse:
+def _rendered(
+    view: ProjectAPIView, request, project_id: str, kind: str, content_type: str
+) -> HttpResponse:
     """The render, whole from the cache on a warm read (no re-encoding), gzip-compressed
     for clients that accept it."""
     project = view.project(request, project_id)
     filtered_ids, depth, at = graph_query(request)
     gzipped = accepts_gzip(request)
-    body = selectors.project_render(project=project, at=at, filtered_ids=filtered_ids,
-                                    depth=depth, kind=kind, query_echo=iso(at),
-                                    gzipped=gzipped)
+    body = selectors.project_render(
+        project=project,
+        at=at,
+        filtered_ids=filtered_ids,
+        depth=depth,
+        kind=kind,
+        query_echo=iso(at),
+        gzipped=gzipped,
+    )
     return encoded_response(body, content_type=content_type, gzipped=gzipped)
 
 
 class GraphView(ProjectAPIView):
-    @extend_schema(operation_id="getProjectGraph", tags=["graph"], parameters=GRAPH_PARAMETERS,
-                   responses={200: OpenApiTypes.OBJECT, **error_responses(400, 404)})
+    @extend_schema(
+        operation_id="getProjectGraph",
+        tags=["graph"],
+        parameters=GRAPH_PARAMETERS,
+        responses={200: OpenApiTypes.OBJECT, **error_responses(400, 404)},
+    )
     def get(self, request, project_id):
         return _rendered(self, request, project_id, "json", "application/json")
 
 
 class GraphMermaidView(ProjectAPIView):
-    @extend_schema(operation_id="getProjectGraphMermaid", tags=["graph"],
-                   parameters=GRAPH_PARAMETERS,
-                   responses={(200, "text/plain"): OpenApiResponse(OpenApiTypes.STR),
-                              **error_responses(400, 404)})
+    @extend_schema(
+        operation_id="getProjectGraphMermaid",
+        tags=["graph"],
+        parameters=GRAPH_PARAMETERS,
+        responses={
+            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR),
+            **error_responses(400, 404),
+        },
+    )
     def get(self, request, project_id):
         return _rendered(self, request, project_id, "mermaid", "text/plain; charset=utf-8")
 
 
 class GraphSvgView(ProjectAPIView):
-    @extend_schema(operation_id="getProjectGraphSvg", tags=["graph"],
-                   parameters=GRAPH_PARAMETERS,
-                   responses={(200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.STR),
-                              **error_responses(400, 404)})
+    @extend_schema(
+        operation_id="getProjectGraphSvg",
+        tags=["graph"],
+        parameters=GRAPH_PARAMETERS,
+        responses={
+            (200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.STR),
+            **error_responses(400, 404),
+        },
+    )
     def get(self, request, project_id):
         response = _rendered(self, request, project_id, "svg", "image/svg+xml")
         response["Content-Security-Policy"] = SVG_CSP

@@ -20,8 +20,9 @@ class ProjectCreateSerializer(StrictSerializer):
 
 class ProjectUpdateSerializer(StrictSerializer):
     name = StrictCharField(min_length=3, max_length=60, required=False)
-    description = StrictCharField(max_length=200, allow_blank=True, trim_whitespace=False,
-                                  required=False)
+    description = StrictCharField(
+        max_length=200, allow_blank=True, trim_whitespace=False, required=False
+    )
     archived = StrictBooleanField(required=False)
 
 
@@ -109,15 +110,17 @@ class ExtrasField(serializers.DictField):
                 errors[key] = ["Keys must be at most 100 characters."]
             elif FORBIDDEN_TEXT.search(key):
                 errors[key.encode("utf-8", "replace").decode("utf-8")] = [
-                    "Keys may not contain control characters."]
+                    "Keys may not contain control characters."
+                ]
         if errors:
             raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
 
 
 def _flow_list(**kwargs):
-    return serializers.ListField(child=StrictCharField(min_length=1, max_length=100),
-                                 allow_null=True, **kwargs)
+    return serializers.ListField(
+        child=StrictCharField(min_length=1, max_length=100), allow_null=True, **kwargs
+    )
 
 
 class MessagingTopicSerializer(StrictSerializer):
@@ -142,8 +145,9 @@ class ServiceWriteSerializer(StrictSerializer):
     """ServiceCreate (name required) and, with partial=True, ServiceUpdate."""
 
     name = StrictCharField(min_length=1, max_length=60)
-    description = StrictCharField(max_length=200, allow_null=True, allow_blank=True,
-                                  trim_whitespace=False, required=False)
+    description = StrictCharField(
+        max_length=200, allow_null=True, allow_blank=True, trim_whitespace=False, required=False
+    )
     category = StrictCharField(min_length=1, max_length=60, allow_null=True, required=False)
     owner = StrictCharField(min_length=1, max_length=60, allow_null=True, required=False)
     flows = _flow_list(required=False)
@@ -158,7 +162,8 @@ class ServiceWriteSerializer(StrictSerializer):
             for index, topic in enumerate(attrs.get(direction) or []):
                 if topic["name"] in seen:
                     errors.setdefault(direction, {})[index] = {
-                        "name": ["The same topic is listed twice."]}
+                        "name": ["The same topic is listed twice."]
+                    }
                 seen.add(topic["name"])
         if errors:
             raise serializers.ValidationError(errors)

@@ -25,8 +25,9 @@ from diagrams.models import ServiceSnapshot
 
 SLUG = OpenApiParameter("serviceSlug", OpenApiTypes.STR, OpenApiParameter.PATH)
 SNAPSHOT_ID = OpenApiParameter("snapshotId", OpenApiTypes.UUID, OpenApiParameter.PATH)
-AT = OpenApiParameter("at", OpenApiTypes.DATETIME, description="state at this time (UTC when "
-                      "no offset); absent: now")
+AT = OpenApiParameter(
+    "at", OpenApiTypes.DATETIME, description="state at this time (UTC when no offset); absent: now"
+)
 
 
 def topic_json(topic: dict) -> dict:
@@ -47,20 +48,22 @@ def service_json(snapshot: ServiceSnapshot) -> dict:
     for key in ("description", "category", "owner"):
         if getattr(snapshot, key) is not None:
             out[key] = getattr(snapshot, key)
-    out.update({
-        "flows": list(snapshot.flows or []),
-        "consumes": [topic_json(t) for t in snapshot.consumes or []],
-        "produces": [topic_json(t) for t in snapshot.produces or []],
-        "extras": dict(snapshot.extras or {}),
-        "createdBy": service.created_by,
-        "createdByType": service.created_by_type,
-        "createdAt": iso(service.created_at),
-        "updatedBy": snapshot.actor,
-        "updatedByType": snapshot.actor_type,
-        "updatedAt": iso(snapshot.valid_from),
-        "validFrom": iso(snapshot.valid_from),
-        "validUntil": iso(snapshot.valid_until),
-    })
+    out.update(
+        {
+            "flows": list(snapshot.flows or []),
+            "consumes": [topic_json(t) for t in snapshot.consumes or []],
+            "produces": [topic_json(t) for t in snapshot.produces or []],
+            "extras": dict(snapshot.extras or {}),
+            "createdBy": service.created_by,
+            "createdByType": service.created_by_type,
+            "createdAt": iso(service.created_at),
+            "updatedBy": snapshot.actor,
+            "updatedByType": snapshot.actor_type,
+            "updatedAt": iso(snapshot.valid_from),
+            "validFrom": iso(snapshot.valid_from),
+            "validUntil": iso(snapshot.valid_until),
+        }
+    )
     return out
 
 
@@ -68,79 +71,119 @@ def service_raw_json(snapshot: ServiceSnapshot) -> dict:
     """ServiceRaw: the stored row as it is, nulls included."""
     service = snapshot.service
     return {
-        "snapshotId": str(snapshot.pk), "serviceId": str(snapshot.service_id),
-        "projectId": snapshot.project_id, "version": snapshot.version,
-        "deleted": snapshot.deleted, "slug": snapshot.slug,
+        "snapshotId": str(snapshot.pk),
+        "serviceId": str(snapshot.service_id),
+        "projectId": snapshot.project_id,
+        "version": snapshot.version,
+        "deleted": snapshot.deleted,
+        "slug": snapshot.slug,
         **selectors.snapshot_fields(snapshot),
-        "createdBy": service.created_by, "createdByType": service.created_by_type,
+        "createdBy": service.created_by,
+        "createdByType": service.created_by_type,
         "createdAt": iso(service.created_at),
-        "updatedBy": snapshot.actor, "updatedByType": snapshot.actor_type,
-        "validFrom": iso(snapshot.valid_from), "validUntil": iso(snapshot.valid_until),
+        "updatedBy": snapshot.actor,
+        "updatedByType": snapshot.actor_type,
+        "validFrom": iso(snapshot.valid_from),
+        "validUntil": iso(snapshot.valid_until),
     }
 
 
 def history_event_json(snapshot: ServiceSnapshot) -> dict:
     return {
-        "snapshotId": str(snapshot.pk), "serviceId": str(snapshot.service_id),
-        "serviceSlug": snapshot.slug, "serviceName": snapshot.name, "action": snapshot.action,
-        "actor": snapshot.actor, "actorType": snapshot.actor_type, "at": iso(snapshot.valid_from),
+        "snapshotId": str(snapshot.pk),
+        "serviceId": str(snapshot.service_id),
+        "serviceSlug": snapshot.slug,
+        "serviceName": snapshot.name,
+        "action": snapshot.action,
+        "actor": snapshot.actor,
+        "actorType": snapshot.actor_type,
+        "at": iso(snapshot.valid_from),
     }
 
 
 class ServiceListView(ProjectAPIView):
-    @extend_schema(operation_id="listServices", tags=["services"], parameters=[PROJECT_ID, AT],
-                   responses={200: ServiceSerializer(many=True), **error_responses(400, 404)})
+    @extend_schema(
+        operation_id="listServices",
+        tags=["services"],
+        parameters=[PROJECT_ID, AT],
+        responses={200: ServiceSerializer(many=True), **error_responses(400, 404)},
+    )
     def get(self, request, project_id):
         project = self.project(request, project_id)
         at = query_at(request)
         gzipped = accepts_gzip(request)
         body = selectors.project_read_cached(
-            project=project, at=at, kind="services", gzipped=gzipped,
-            compute=lambda: [service_json(s) for s in selectors.services_at(project=project,
-                                                                            at=at)])
+            project=project,
+            at=at,
+            kind="services",
+            gzipped=gzipped,
+            compute=lambda: [
+                service_json(s) for s in selectors.services_at(project=project, at=at)
+            ],
+        )
         return encoded_response(body, content_type="application/json", gzipped=gzipped)
 
-    @extend_schema(operation_id="createService", tags=["services"], parameters=[PROJECT_ID],
-                   request=ServiceCreateSerializer,
-                   responses={200: ServiceSerializer, **error_responses(400, 404, 409)})
+    @extend_schema(
+        operation_id="createService",
+        tags=["services"],
+        parameters=[PROJECT_ID],
+        request=ServiceCreateSerializer,
+        responses={200: ServiceSerializer, **error_responses(400, 404, 409)},
+    )
     def post(self, request, project_id):
         self.project(request, project_id)
         data = read_body(request, ServiceCreateSerializer, required=False)
-        snapshot = service_writes.service_create(actor=request.user, project_id=project_id,
-                                                 data=data)
+        snapshot = service_writes.service_create(
+            actor=request.user, project_id=project_id, data=data
+        )
         return Response(service_json(snapshot))
 
 
 class ServiceDetailView(ProjectAPIView):
-    @extend_schema(operation_id="getService", tags=["services"],
-                   parameters=[PROJECT_ID, SLUG, AT],
-                   responses={200: ServiceSerializer, **error_responses(400, 404)})
+    @extend_schema(
+        operation_id="getService",
+        tags=["services"],
+        parameters=[PROJECT_ID, SLUG, AT],
+        responses={200: ServiceSerializer, **error_responses(400, 404)},
+    )
     def get(self, request, project_id, slug):
         project = self.project(request, project_id)
         snapshot = selectors.service_at(project=project, slug=slug, at=query_at(request))
         return Response(service_json(snapshot))
 
-    @extend_schema(operation_id="updateService", tags=["services"], parameters=[PROJECT_ID, SLUG],
-                   request=ServiceUpdateSerializer,
-                   responses={200: ServiceSerializer, **error_responses(400, 404, 409)})
+    @extend_schema(
+        operation_id="updateService",
+        tags=["services"],
+        parameters=[PROJECT_ID, SLUG],
+        request=ServiceUpdateSerializer,
+        responses={200: ServiceSerializer, **error_responses(400, 404, 409)},
+    )
     def put(self, request, project_id, slug):
         self.project(request, project_id)
         data = read_body(request, ServiceUpdateSerializer)
-        snapshot = service_writes.service_update(actor=request.user, project_id=project_id,
-                                                 slug=slug, data=data)
+        snapshot = service_writes.service_update(
+            actor=request.user, project_id=project_id, slug=slug, data=data
+        )
         return Response(service_json(snapshot))
 
-    @extend_schema(operation_id="deleteService", tags=["services"], parameters=[PROJECT_ID, SLUG],
-                   responses={204: None, **error_responses(404)})
+    @extend_schema(
+        operation_id="deleteService",
+        tags=["services"],
+        parameters=[PROJECT_ID, SLUG],
+        responses={204: None, **error_responses(404)},
+    )
     def delete(self, request, project_id, slug):
         service_writes.service_delete(actor=request.user, project_id=project_id, slug=slug)
         return Response(status=204)
 
 
 class ServiceRawView(ProjectAPIView):
-    @extend_schema(operation_id="getServiceRaw", tags=["services"],
-                   parameters=[PROJECT_ID, SLUG, AT],
-                   responses={200: ServiceRawSerializer, **error_responses(400, 404)})
+    @extend_schema(
+        operation_id="getServiceRaw",
+        tags=["services"],
+        parameters=[PROJECT_ID, SLUG, AT],
+        responses={200: ServiceRawSerializer, **error_responses(400, 404)},
+    )
     def get(self, request, project_id, slug):
         project = self.project(request, project_id)
         snapshot = selectors.service_at(project=project, slug=slug, at=query_at(request))
@@ -148,37 +191,56 @@ class ServiceRawView(ProjectAPIView):
 
 
 class EntitiesView(ProjectAPIView):
-    @extend_schema(operation_id="getProjectEntities", tags=["services"],
-                   parameters=[PROJECT_ID, AT],
-                   responses={200: ProjectEntitiesSerializer, **error_responses(400, 404)})
+    @extend_schema(
+        operation_id="getProjectEntities",
+        tags=["services"],
+        parameters=[PROJECT_ID, AT],
+        responses={200: ProjectEntitiesSerializer, **error_responses(400, 404)},
+    )
     def get(self, request, project_id):
         project = self.project(request, project_id)
         at = query_at(request)
         gzipped = accepts_gzip(request)
         body = selectors.project_read_cached(
-            project=project, at=at, kind="entities", gzipped=gzipped,
-            compute=lambda: selectors.project_entities_at(project=project, at=at))
+            project=project,
+            at=at,
+            kind="entities",
+            gzipped=gzipped,
+            compute=lambda: selectors.project_entities_at(project=project, at=at),
+        )
         return encoded_response(body, content_type="application/json", gzipped=gzipped)
 
 
 class HistoryView(ProjectAPIView):
-    @extend_schema(operation_id="getProjectHistory", tags=["history"],
-                   parameters=[PROJECT_ID, OpenApiParameter("page", int, default=0),
-                               OpenApiParameter("size", int, default=50)],
-                   responses={200: ProjectHistorySerializer, **error_responses(400, 404)})
+    @extend_schema(
+        operation_id="getProjectHistory",
+        tags=["history"],
+        parameters=[
+            PROJECT_ID,
+            OpenApiParameter("page", int, default=0),
+            OpenApiParameter("size", int, default=50),
+        ],
+        responses={200: ProjectHistorySerializer, **error_responses(400, 404)},
+    )
     def get(self, request, project_id):
         project = self.project(request, project_id)
         page = query_int(request, "page", default=0, minimum=0, maximum=10_000_000)
         size = query_int(request, "size", default=50, minimum=1, maximum=100)
         events, total = selectors.history_page(project=project, page=page, size=size)
-        return Response(page_envelope(data=[history_event_json(e) for e in events],
-                                      page=page, size=size, total=total))
+        return Response(
+            page_envelope(
+                data=[history_event_json(e) for e in events], page=page, size=size, total=total
+            )
+        )
 
 
 class SnapshotDiffView(ProjectAPIView):
-    @extend_schema(operation_id="getSnapshotDiff", tags=["history"],
-                   parameters=[PROJECT_ID, SNAPSHOT_ID],
-                   responses={200: ServiceSnapshotDiffSerializer, **error_responses(400, 404)})
+    @extend_schema(
+        operation_id="getSnapshotDiff",
+        tags=["history"],
+        parameters=[PROJECT_ID, SNAPSHOT_ID],
+        responses={200: ServiceSnapshotDiffSerializer, **error_responses(400, 404)},
+    )
     def get(self, request, project_id, snapshot_id):
         project = self.project(request, project_id)
         return Response(selectors.snapshot_diff(project=project, snapshot_id=snapshot_id))

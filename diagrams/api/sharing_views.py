@@ -22,22 +22,33 @@ def share_token_json(share: PublicShareToken) -> dict:
 
 
 class PublicShareTokenView(APIView):
-    @extend_schema(operation_id="createPublicShareToken", tags=["sharing"], request=None,
-                   parameters=[PROJECT_ID],
-                   responses={200: PublicShareTokenSerializer, **error_responses(403, 404)})
+    @extend_schema(
+        operation_id="createPublicShareToken",
+        tags=["sharing"],
+        request=None,
+        parameters=[PROJECT_ID],
+        responses={200: PublicShareTokenSerializer, **error_responses(403, 404)},
+    )
     def post(self, request, project_id):
         share = sharing.share_token_rotate(actor=request.user, project_id=project_id)
         return Response(share_token_json(share))
 
-    @extend_schema(operation_id="getPublicShareToken", tags=["sharing"],
-                   parameters=[PROJECT_ID],
-                   responses={200: PublicShareTokenSerializer, **error_responses(404)})
+    @extend_schema(
+        operation_id="getPublicShareToken",
+        tags=["sharing"],
+        parameters=[PROJECT_ID],
+        responses={200: PublicShareTokenSerializer, **error_responses(404)},
+    )
     def get(self, request, project_id):
         share = sharing.share_token_get(actor=request.user, project_id=project_id)
         return Response(share_token_json(share))
 
-    @extend_schema(operation_id="deletePublicShareToken", tags=["sharing"],
-                   parameters=[PROJECT_ID], responses={204: None, **error_responses(403, 404)})
+    @extend_schema(
+        operation_id="deletePublicShareToken",
+        tags=["sharing"],
+        parameters=[PROJECT_ID],
+        responses={204: None, **error_responses(403, 404)},
+    )
     def delete(self, request, project_id):
         sharing.share_token_revoke(actor=request.user, project_id=project_id)
         return Response(status=204)

@@ -25,8 +25,9 @@ from diagrams.api.serializers import (
     project_json,
 )
 
-PROJECT_ID = OpenApiParameter("projectId", OpenApiTypes.STR, OpenApiParameter.PATH,
-                              pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$")
+PROJECT_ID = OpenApiParameter(
+    "projectId", OpenApiTypes.STR, OpenApiParameter.PATH, pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$"
+)
 
 
 def _list_query(request) -> dict:
@@ -34,7 +35,8 @@ def _list_query(request) -> dict:
     return {
         "page": query_int(request, "page", default=0, minimum=0, maximum=10_000_000),
         "size": query_int(request, "size", default=20, minimum=1, maximum=100),
-        "pinned": query_bool(request, "pinned"), "archived": query_bool(request, "archived"),
+        "pinned": query_bool(request, "pinned"),
+        "archived": query_bool(request, "archived"),
         "created_by": query_text(request, "createdBy", max_length=254),
         "query": query_text(request, "query"),
     }
@@ -59,11 +61,13 @@ class ProjectListView(APIView):
         return actor
 
     @extend_schema(
-        operation_id="listProjects", tags=["projects"],
+        operation_id="listProjects",
+        tags=["projects"],
         parameters=[
             OpenApiParameter("page", int, description="0-based page", default=0),
             OpenApiParameter("size", int, description="1 to 100", default=20),
-            OpenApiParameter("pinned", bool), OpenApiParameter("archived", bool),
+            OpenApiParameter("pinned", bool),
+            OpenApiParameter("archived", bool),
             OpenApiParameter("createdBy", str, description="member e-mail or API key name"),
             OpenApiParameter("query", str, description="part of the name, any case"),
         ],
@@ -77,12 +81,16 @@ class ProjectListView(APIView):
             query = _list_query(request)
             projects, total = selectors.project_list(actor=request.user, **query)
         data = [project_json(p, actor=request.user) for p in projects]
-        return Response(page_envelope(data=data, page=query["page"], size=query["size"],
-                                      total=total))
+        return Response(
+            page_envelope(data=data, page=query["page"], size=query["size"], total=total)
+        )
 
-    @extend_schema(operation_id="createProject", tags=["projects"],
-                   request=ProjectCreateSerializer,
-                   responses={200: ProjectSerializer, **error_responses(400, 402)})
+    @extend_schema(
+        operation_id="createProject",
+        tags=["projects"],
+        request=ProjectCreateSerializer,
+        responses={200: ProjectSerializer, **error_responses(400, 402)},
+    )
     def post(self, request):
         body = read_body(request, ProjectCreateSerializer, required=False)
         project = services.project_create(actor=request.user, **body)
@@ -90,48 +98,70 @@ class ProjectListView(APIView):
 
 
 class ProjectDetailView(ProjectAPIView):
-    @extend_schema(operation_id="getProject", tags=["projects"], parameters=[PROJECT_ID],
-                   responses={200: ProjectSerializer, **error_responses(404)})
+    @extend_schema(
+        operation_id="getProject",
+        tags=["projects"],
+        parameters=[PROJECT_ID],
+        responses={200: ProjectSerializer, **error_responses(404)},
+    )
     def get(self, request, project_id):
         project = self.project(request, project_id)
         return Response(project_json(project, actor=request.user))
 
-    @extend_schema(operation_id="updateProject", tags=["projects"], parameters=[PROJECT_ID],
-                   request=ProjectUpdateSerializer,
-                   responses={200: ProjectSerializer, **error_responses(400, 403, 404)})
+    @extend_schema(
+        operation_id="updateProject",
+        tags=["projects"],
+        parameters=[PROJECT_ID],
+        request=ProjectUpdateSerializer,
+        responses={200: ProjectSerializer, **error_responses(400, 403, 404)},
+    )
     def put(self, request, project_id):
         self.project(request, project_id)  # 404 before 400
         body = read_body(request, ProjectUpdateSerializer)
         project = services.project_update(actor=request.user, project_id=project_id, **body)
         return Response(project_json(project, actor=request.user))
 
-    @extend_schema(operation_id="deleteProject", tags=["projects"], parameters=[PROJECT_ID],
-                   responses={204: None, **error_responses(403, 404)})
+    @extend_schema(
+        operation_id="deleteProject",
+        tags=["projects"],
+        parameters=[PROJECT_ID],
+        responses={204: None, **error_responses(403, 404)},
+    )
     def delete(self, request, project_id):
         services.project_delete(actor=request.user, project_id=project_id)
         return Response(status=204)
 
 
 class ProjectDuplicateView(ProjectAPIView):
-    @extend_schema(operation_id="duplicateProject", tags=["projects"], parameters=[PROJECT_ID],
-                   request=ProjectDuplicateSerializer,
-                   responses={200: ProjectSerializer, **error_responses(400, 402, 404)})
+    @extend_schema(
+        operation_id="duplicateProject",
+        tags=["projects"],
+        parameters=[PROJECT_ID],
+        request=ProjectDuplicateSerializer,
+        responses={200: ProjectSerializer, **error_responses(400, 402, 404)},
+    )
     def post(self, request, project_id):
         self.project(request, project_id)
         body = read_body(request, ProjectDuplicateSerializer, required=False)
-        project = services.project_duplicate(actor=request.user, project_id=project_id,
-                                             **body)
+        project = services.project_duplicate(actor=request.user, project_id=project_id, **body)
         return Response(project_json(project, actor=request.user))
 
 
 class PinListView(APIView):
-    @extend_schema(operation_id="listPinnedProjects", tags=["pinned"],
-                   responses={200: PinnedProjectSerializer(many=True)})
+    @extend_schema(
+        operation_id="listPinnedProjects",
+        tags=["pinned"],
+        responses={200: PinnedProjectSerializer(many=True)},
+    )
     def get(self, request):
         return Response([pin_json(pin) for pin in selectors.pin_list(actor=request.user)])
 
-    @extend_schema(operation_id="pinProject", tags=["pinned"], request=PinnedProjectSerializer,
-                   responses={200: PinnedProjectSerializer, **error_responses(400, 404)})
+    @extend_schema(
+        operation_id="pinProject",
+        tags=["pinned"],
+        request=PinnedProjectSerializer,
+        responses={200: PinnedProjectSerializer, **error_responses(400, 404)},
+    )
     def post(self, request):
         body = read_body(request, PinnedProjectSerializer)
         pin = services.pin_create(actor=request.user, project_id=body["projectId"])
@@ -139,8 +169,12 @@ class PinListView(APIView):
 
 
 class PinDetailView(APIView):
-    @extend_schema(operation_id="unpinProject", tags=["pinned"], parameters=[PROJECT_ID],
-                   responses={204: None, **error_responses(404)})
+    @extend_schema(
+        operation_id="unpinProject",
+        tags=["pinned"],
+        parameters=[PROJECT_ID],
+        responses={204: None, **error_responses(404)},
+    )
     def delete(self, request, project_id):
         services.pin_delete(actor=request.user, project_id=project_id)
         return Response(status=204)

@@ -11,15 +11,34 @@ from diagrams.assistant import tools
 from diagrams.assistant.context import Answer, AssistantContext, Turn
 from diagrams.assistant.matching import Mention, find_mentions, words
 
-CAN_ANSWER = ("who produces or consumes a topic; what a service produces, consumes or talks "
-              "to; what is affected if a service or topic fails; how data gets from A to B; "
-              "who owns a service and what a team owns; what is in a flow or category; topics "
-              "with no producer or consumer; cycles; the busiest topics and services; what "
-              "changed recently; and a summary of the project")
+CAN_ANSWER = (
+    "who produces or consumes a topic; what a service produces, consumes or talks "
+    "to; what is affected if a service or topic fails; how data gets from A to B; "
+    "who owns a service and what a team owns; what is in a flow or category; topics "
+    "with no producer or consumer; cycles; the busiest topics and services; what "
+    "changed recently; and a summary of the project"
+)
 
-MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"], start=1)}
+MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
+    )
+}
 MONTHS.update({name[:3]: number for name, number in list(MONTHS.items())})
 
 
@@ -42,50 +61,74 @@ def _since(text: str, now: datetime) -> datetime | None:
         except ValueError:
             return None
     match = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+([a-z]{3,9})\b(?:\s+(\d{4}))?", text)
-    month_first = re.search(r"\b([a-z]{3,9})\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?",
-                            text)
+    month_first = re.search(r"\b([a-z]{3,9})\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?", text)
     for found, day_group, month_group in ((match, 1, 2), (month_first, 2, 1)):
         if found and found.group(month_group) in MONTHS:
             year = int(found.group(3)) if found.group(3) else now.year
             try:
-                start = datetime(year, MONTHS[found.group(month_group)],
-                                 int(found.group(day_group)), tzinfo=UTC)
+                start = datetime(
+                    year, MONTHS[found.group(month_group)], int(found.group(day_group)), tzinfo=UTC
+                )
             except ValueError:
                 continue
             return start if start <= now else start.replace(year=start.year - 1)
-    for phrase, days in (("yesterday", 1), ("today", 0), ("this week", 7), ("last week", 7),
-                         ("this month", 30), ("last month", 30), ("recently", 7),
-                         ("lately", 7)):
+    for phrase, days in (
+        ("yesterday", 1),
+        ("today", 0),
+        ("this week", 7),
+        ("last week", 7),
+        ("this month", 30),
+        ("last month", 30),
+        ("recently", 7),
+        ("lately", 7),
+    ):
         if phrase in text:
             start = now - timedelta(days=days)
-            return start.replace(hour=0, minute=0, second=0, microsecond=0) \
-                if days <= 1 else start
+            return start.replace(hour=0, minute=0, second=0, microsecond=0) if days <= 1 else start
     return None
 
 
-REFERRED_KIND = (("team", "owner"), ("owner", "owner"), ("service", "service"),
-                 ("topic", "messaging"), ("flow", "flow"), ("category", "category"))
+REFERRED_KIND = (
+    ("team", "owner"),
+    ("owner", "owner"),
+    ("service", "service"),
+    ("topic", "messaging"),
+    ("flow", "flow"),
+    ("category", "category"),
+)
 
 
-def _recent_mentions(context: AssistantContext, history: list[Turn],
-                     text: str = "") -> list[Mention]:
+def _recent_mentions(
+    context: AssistantContext, history: list[Turn], text: str = ""
+) -> list[Mention]:
     """What "it" or "that team" refers to: the entities (of that kind, when the question
     says which) of the latest question that named any, else of the latest answer."""
-    wanted = next((kind for word, kind in REFERRED_KIND
-                   if re.search(rf"\b(that|this|the|same)\s+{word}", text)), None)
+    wanted = next(
+        (
+            kind
+            for word, kind in REFERRED_KIND
+            if re.search(rf"\b(that|this|the|same)\s+{word}", text)
+        ),
+        None,
+    )
     recent = history[-6:]
     for role in ("user", "assistant"):
         for turn in reversed(recent):
             if turn.role == role:
-                found = [m for m in find_mentions(context, turn.content)
-                         if wanted is None or m.kind == wanted]
+                found = [
+                    m
+                    for m in find_mentions(context, turn.content)
+                    if wanted is None or m.kind == wanted
+                ]
                 if found:
                     return found
     return []
 
 
-OUT_OF_SCOPE = (r"\b(cpu|memory|ram|disk space|latency|uptime|response time|cost|costs|"
-                r"salary|weather|revenue|sla|error rate|logs?|password|secret)\b")
+OUT_OF_SCOPE = (
+    r"\b(cpu|memory|ram|disk space|latency|uptime|response time|cost|costs|"
+    r"salary|weather|revenue|sla|error rate|logs?|password|secret)\b"
+)
 
 
 def analyst_answer(context: AssistantContext, message: str, history: list[Turn]) -> Answer:
@@ -94,8 +137,15 @@ def analyst_answer(context: AssistantContext, message: str, history: list[Turn])
     mentions = find_mentions(context, message)
     if not mentions and _has(text, r"\b(it|its|that|this|them|those|they|there|he|she)\b"):
         mentions = _recent_mentions(context, history, text)  # "and who consumes it?"
-    elif mentions and _has(text, r"^(and |so |ok |okay )?(what|how) about\b|^and\b|"
-                                 r"^same (for|with)\b") and not _asks_anything(text):
+    elif (
+        mentions
+        and _has(
+            text,
+            r"^(and |so |ok |okay )?(what|how) about\b|^and\b|"
+            r"^same (for|with)\b",
+        )
+        and not _asks_anything(text)
+    ):
         # "and what about Pricing?": the previous question, about this entity
         previous = next((t.content for t in reversed(history) if t.role == "user"), None)
         if previous:
@@ -109,16 +159,23 @@ def _asks_anything(text: str) -> bool:
 
 def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mention]) -> Answer:
     kinds = [m.kind for m in mentions]
-    first = {kind: next((m for m in mentions if m.kind == kind), None)
-             for kind in ("service", "messaging", "owner", "flow", "category")}
+    first = {
+        kind: next((m for m in mentions if m.kind == kind), None)
+        for kind in ("service", "messaging", "owner", "flow", "category")
+    }
     node_mentions = [m for m in mentions if m.kind in ("service", "messaging")]
     now = context.now or timezone.now()
 
-    if _has(text, r"\b(other|another|all|every|else)\b.*\b(project|organi[sz]ation|org|"
-                  r"tenant|customer|compan)", r"\b(projects|organi[sz]ations|tenants)\b"):
+    if _has(
+        text,
+        r"\b(other|another|all|every|else)\b.*\b(project|organi[sz]ation|org|"
+        r"tenant|customer|compan)",
+        r"\b(projects|organi[sz]ations|tenants)\b",
+    ):
         reply = tools.summary(context)
-        return Answer(f"I can only see this project, {context.project_name}. "
-                      f"{reply.reply}", reply.references)
+        return Answer(
+            f"I can only see this project, {context.project_name}. {reply.reply}", reply.references
+        )
     if _has(text, OUT_OF_SCOPE):
         return _cannot(context)
     if _has(text, r"\b(chang|modif|edit|updat|renam|delet|remov|add|creat|happen|new)\w*"):
@@ -127,43 +184,72 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
             return tools.changes(context, since or now - timedelta(days=7))
     if _has(text, r"\bcycles?\b|\bloops?\b|circular|round trip|feedback"):
         return tools.cycles(context, node_mentions[0].entity_id if node_mentions else None)
-    if _has(text, r"\b(no|without|missing|zero|lack\w*)\s+(producer|consumer|one|publisher|"
-                  r"subscriber|reader|writer)", r"orphan|unconsumed|unproduced|unused|"
-                  r"dead end|nobody (produces|consumes|reads|writes|listens)|"
-                  r"(never|not) (consumed|produced|read|written)"):
+    if _has(
+        text,
+        r"\b(no|without|missing|zero|lack\w*)\s+(producer|consumer|one|publisher|"
+        r"subscriber|reader|writer)",
+        r"orphan|unconsumed|unproduced|unused|"
+        r"dead end|nobody (produces|consumes|reads|writes|listens)|"
+        r"(never|not) (consumed|produced|read|written)",
+    ):
         return tools.orphans(context)
     if not node_mentions and _has(
-            text, r"busiest|most (used|popular|connected|consumed|produced|read|important|"
-                  r"central|active|consumers|producers|connections|links|topics|traffic)|"
-                  r"\bhubs?\b|hotspot|heaviest|\btop\b|bottleneck|(consumes|produces|reads|"
-                  r"publishes) the most|by traffic"):
+        text,
+        r"busiest|most (used|popular|connected|consumed|produced|read|important|"
+        r"central|active|consumers|producers|connections|links|topics|traffic)|"
+        r"\bhubs?\b|hotspot|heaviest|\btop\b|bottleneck|(consumes|produces|reads|"
+        r"publishes) the most|by traffic",
+    ):
         return tools.busiest(context)
-    if not mentions and _has(text, r"summar|overview|describe|about (the|this) project|"
-                                   r"big picture|how (big|large|many)|what is in (the|this) "
-                                   r"project|what s in (the|this) project|architecture"):
+    if not mentions and _has(
+        text,
+        r"summar|overview|describe|about (the|this) project|"
+        r"big picture|how (big|large|many)|what is in (the|this) "
+        r"project|what s in (the|this) project|architecture",
+    ):
         return tools.summary(context)
-    if node_mentions and _has(text, r"\bfail|\bdown\b|break|outage|impact|affect|blast|"
-                                    r"crash|depend\w* on|goes away|\bstop"):
+    if node_mentions and _has(
+        text,
+        r"\bfail|\bdown\b|break|outage|impact|affect|blast|"
+        r"crash|depend\w* on|goes away|\bstop",
+    ):
         return tools.impact(context, node_mentions[0].entity_id)
-    if len(node_mentions) >= 2 and _has(text, r"\bfrom\b.*\bto\b|\bpath|\broute|get\w* to|"
-                                              r"reach|between|flow\w* (from|to)|connect|"
-                                              r"lead\w* to|end\w* up|travel|make\w* it"):
+    if len(node_mentions) >= 2 and _has(
+        text,
+        r"\bfrom\b.*\bto\b|\bpath|\broute|get\w* to|"
+        r"reach|between|flow\w* (from|to)|connect|"
+        r"lead\w* to|end\w* up|travel|make\w* it",
+    ):
         return tools.path(context, node_mentions[0].entity_id, node_mentions[1].entity_id)
     group = first["owner"] or first["flow"] or first["category"]
     if first["owner"] is not None and _has(text, r"\bown|\belse\b|\bwhat\b|\bwhich\b|list"):
         return tools.members(context, first["owner"].entity_id)
-    if node_mentions and _has(text, r"\bown|responsib|maintain|\bteam\b|who runs|in charge|"
-                                    r"\bwhose\b"):
+    if node_mentions and _has(
+        text,
+        r"\bown|responsib|maintain|\bteam\b|who runs|in charge|"
+        r"\bwhose\b",
+    ):
         return tools.owner_of(context, node_mentions[0].entity_id)
-    if group is not None and (not node_mentions or _has(
-            text, r"\bown|\bin\b|belong|part of|members|contain|\bhas\b|\bhave\b|list|which|"
-                  r"what")):
+    if group is not None and (
+        not node_mentions
+        or _has(
+            text,
+            r"\bown|\bin\b|belong|part of|members|contain|\bhas\b|\bhave\b|list|which|"
+            r"what",
+        )
+    ):
         return tools.members(context, group.entity_id)
     topic = first["messaging"]
-    producing = _has(text, r"produc|publish|writ|emit|send|generat|push|come from|source|"
-                           r"origin|creat")
-    consuming = _has(text, r"consum|read|listen|subscrib|receiv|use[sd]?\b|process|handl|"
-                           r"goes? to|go to|sink|pick\w* up|pull")
+    producing = _has(
+        text,
+        r"produc|publish|writ|emit|send|generat|push|come from|source|"
+        r"origin|creat",
+    )
+    consuming = _has(
+        text,
+        r"consum|read|listen|subscrib|receiv|use[sd]?\b|process|handl|"
+        r"goes? to|go to|sink|pick\w* up|pull",
+    )
     if topic is not None and not first["service"]:
         if consuming and not producing:
             return tools.consumers(context, topic.entity_id)
@@ -171,8 +257,10 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
             return tools.producers(context, topic.entity_id)
         producers = tools.producers(context, topic.entity_id)
         consumers = tools.consumers(context, topic.entity_id)
-        return Answer(f"{producers.reply} {consumers.reply}",
-                      list(dict.fromkeys(producers.references + consumers.references)))
+        return Answer(
+            f"{producers.reply} {consumers.reply}",
+            list(dict.fromkeys(producers.references + consumers.references)),
+        )
     if first["service"] is not None:
         return tools.service_io(context, first["service"].entity_id)
     if "messaging" in kinds or "service" in kinds:
@@ -181,9 +269,12 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
 
 
 def _cannot(context: AssistantContext) -> Answer:
-    return Answer(f"I can't answer that from {context.project_name}'s architecture. I can "
-                  f"tell you {CAN_ANSWER}. Try, for example, \"who consumes "
-                  f"{_example_topic(context)}?\"", [])
+    return Answer(
+        f"I can't answer that from {context.project_name}'s architecture. I can "
+        f'tell you {CAN_ANSWER}. Try, for example, "who consumes '
+        f'{_example_topic(context)}?"',
+        [],
+    )
 
 
 def _example_topic(context: AssistantContext) -> str:

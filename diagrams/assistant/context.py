@@ -37,12 +37,14 @@ class Turn:
     content: str
 
 
-def context_from_states(*, project_name: str, services: list, history: list[HistoryEvent],
-                        now: datetime | None = None) -> AssistantContext:
+def context_from_states(
+    *, project_name: str, services: list, history: list[HistoryEvent], now: datetime | None = None
+) -> AssistantContext:
     """The context of a project state (a list of entities.ServiceState), without a
     database: the API builds it from selectors, the evaluation from the demo architecture."""
     from diagrams.rendering.graph import project_graph
 
     graph, entities = project_graph(services)
-    return AssistantContext(project_name=project_name, graph=graph, entities=entities,
-                            history=history, now=now)
+    return AssistantContext(
+        project_name=project_name, graph=graph, entities=entities, history=history, now=now
+    )

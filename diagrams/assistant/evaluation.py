@@ -41,10 +41,16 @@ def _when(value: str) -> datetime:
 
 def history_events(data: dict) -> list[HistoryEvent]:
     """The synthetic history as HistoryEvent objects, newest first."""
-    events = [HistoryEvent(at=_when(e["at"]), action=e["action"],
-                           service_slug=e["service_slug"], service_name=e["service_name"],
-                           actor=e["actor"])
-              for e in data.get("history", [])]
+    events = [
+        HistoryEvent(
+            at=_when(e["at"]),
+            action=e["action"],
+            service_slug=e["service_slug"],
+            service_name=e["service_name"],
+            actor=e["actor"],
+        )
+        for e in data.get("history", [])
+    ]
     return sorted(events, key=lambda e: e.at, reverse=True)
 
 
@@ -60,14 +66,20 @@ def demo_states(history: list[HistoryEvent]) -> list[ServiceState]:
     states = []
     for service in DEMO_SERVICES:
         slug = slugify(service["name"])
-        states.append(ServiceState(
-            slug=slug, name=service["name"], description=service.get("description"),
-            category=service.get("category"), owner=service.get("owner"),
-            flows=tuple(service.get("flows") or ()),
-            consumes=tuple(topic_normal(t) for t in service.get("consumes", [])),
-            produces=tuple(topic_normal(t) for t in service.get("produces", [])),
-            extras=dict(service.get("extras") or {}),
-            updated_at=updated.get(slug, FALLBACK_UPDATED_AT)))
+        states.append(
+            ServiceState(
+                slug=slug,
+                name=service["name"],
+                description=service.get("description"),
+                category=service.get("category"),
+                owner=service.get("owner"),
+                flows=tuple(service.get("flows") or ()),
+                consumes=tuple(topic_normal(t) for t in service.get("consumes", [])),
+                produces=tuple(topic_normal(t) for t in service.get("produces", [])),
+                extras=dict(service.get("extras") or {}),
+                updated_at=updated.get(slug, FALLBACK_UPDATED_AT),
+            )
+        )
     return states
 
 
@@ -76,8 +88,12 @@ def evaluation_context(data: dict) -> AssistantContext:
     from diagrams.demo import DEMO_PROJECT_NAME
 
     history = history_events(data)
-    return context_from_states(project_name=DEMO_PROJECT_NAME, services=demo_states(history),
-                               history=history, now=_when(data["now"]))
+    return context_from_states(
+        project_name=DEMO_PROJECT_NAME,
+        services=demo_states(history),
+        history=history,
+        now=_when(data["now"]),
+    )
 
 
 def question_turns(question: dict) -> list[Turn]:
@@ -111,8 +127,13 @@ class Result:
 
     @property
     def correct(self) -> bool:
-        return not (self.error or self.missing_references or self.missing_facts
-                    or self.missing_any_facts or self.forbidden_facts)
+        return not (
+            self.error
+            or self.missing_references
+            or self.missing_facts
+            or self.missing_any_facts
+            or self.forbidden_facts
+        )
 
     def problems(self) -> list[str]:
         out = []
@@ -146,11 +167,16 @@ def score(question: dict, answer: Answer) -> Result:
     said = reply.lower()
     cited = set(references)
     return Result(
-        question=question, reply=reply, references=references,
+        question=question,
+        reply=reply,
+        references=references,
         missing_references=[r for r in question.get("expect_references", []) if r not in cited],
         missing_facts=[f for f in question.get("expect_facts", []) if f.lower() not in said],
-        missing_any_facts=[group for group in question.get("expect_any_facts", [])
-                           if not any(f.lower() in said for f in group)],
+        missing_any_facts=[
+            group
+            for group in question.get("expect_any_facts", [])
+            if not any(f.lower() in said for f in group)
+        ],
         forbidden_facts=[f for f in question.get("forbid_facts", []) if f.lower() in said],
     )
 
@@ -158,8 +184,13 @@ def score(question: dict, answer: Answer) -> Result:
 AnswerFn = Callable[[AssistantContext, str, list[Turn]], Answer]
 
 
-def run_question(context: AssistantContext, question: dict, *, answer_fn: AnswerFn | None = None,
-                 catch: bool = False) -> Result:
+def run_question(
+    context: AssistantContext,
+    question: dict,
+    *,
+    answer_fn: AnswerFn | None = None,
+    catch: bool = False,
+) -> Result:
     """Ask the analyst (or `answer_fn`) one question and score its answer; with `catch`, an
     exception is scored as a wrong answer instead of raised."""
     if answer_fn is None:

@@ -8,8 +8,13 @@ from difflib import SequenceMatcher
 from diagrams.assistant.context import AssistantContext
 
 _WORD = re.compile(r"[a-z0-9]+")
-KINDS = {"services": "service", "topics": "messaging", "owners": "owner", "flows": "flow",
-         "categories": "category"}
+KINDS = {
+    "services": "service",
+    "topics": "messaging",
+    "owners": "owner",
+    "flows": "flow",
+    "categories": "category",
+}
 
 
 def words(text: str) -> list[str]:
@@ -42,8 +47,18 @@ HINTS = {
     "flow": {"flow", "flows", "journey", "process"},
     "category": {"category", "categories", "domain", "domains", "area"},
     "owner": {"team", "teams", "squad", "owner", "owners"},
-    "messaging": {"topic", "topics", "event", "events", "queue", "queues", "stream", "message",
-                  "messages", "channel"},
+    "messaging": {
+        "topic",
+        "topics",
+        "event",
+        "events",
+        "queue",
+        "queues",
+        "stream",
+        "message",
+        "messages",
+        "channel",
+    },
     "service": {"service", "services", "app", "application", "microservice", "system"},
 }
 DEFAULT_RANK = {"service": 0, "messaging": 1, "owner": 2, "flow": 3, "category": 4}
@@ -53,9 +68,9 @@ def _hint(tokens: list[str], start: int, span: int, kind: str) -> float:
     """How strongly the words around a name say it is of `kind`: next to it, two words
     away, or anywhere in the question."""
     hints = HINTS[kind]
-    if set(tokens[max(0, start - 1):start] + tokens[start + span:start + span + 1]) & hints:
+    if set(tokens[max(0, start - 1) : start] + tokens[start + span : start + span + 1]) & hints:
         return 1.0
-    if set(tokens[max(0, start - 2):start] + tokens[start + span:start + span + 2]) & hints:
+    if set(tokens[max(0, start - 2) : start] + tokens[start + span : start + span + 2]) & hints:
         return 0.75
     return 0.5 if set(tokens) & hints else 0.0
 
@@ -71,7 +86,7 @@ def find_mentions(context: AssistantContext, text: str) -> list[Mention]:
         target = " ".join(name_words)
         for span in {size, size - 1, size + 1} - {0}:
             for start in range(0, max(0, len(tokens) - span + 1)):
-                window = " ".join(tokens[start:start + span])
+                window = " ".join(tokens[start : start + span])
                 if window == target:
                     score = 1.0
                 elif len(target) >= 5 and abs(len(window) - len(target)) <= 3:
@@ -82,8 +97,16 @@ def find_mentions(context: AssistantContext, text: str) -> list[Mention]:
                     continue
                 candidates.append(Mention(entity_id, kind, display, start, span, score))
     # a longer exact name wins over a shorter one inside it ("orders placed" over "orders")
-    candidates.sort(key=lambda m: (-m.score, -m.length, -_hint(tokens, m.start, m.length, m.kind),
-                                   DEFAULT_RANK[m.kind], m.start, m.entity_id))
+    candidates.sort(
+        key=lambda m: (
+            -m.score,
+            -m.length,
+            -_hint(tokens, m.start, m.length, m.kind),
+            DEFAULT_RANK[m.kind],
+            m.start,
+            m.entity_id,
+        )
+    )
     taken: set[int] = set()
     chosen: list[Mention] = []
     seen: set[str] = set()

@@ -30,9 +30,11 @@ def producers(context: AssistantContext, topic_id: str) -> Answer:
     topic = context.entities["topics"][topic_id]
     ids = topic["producers"]
     if not ids:
-        return Answer(f"Nothing in the project produces {topic['name']}; "
-                      f"{_names(context, topic['consumers'])} consume it.",
-                      [topic_id, *topic["consumers"]])
+        return Answer(
+            f"Nothing in the project produces {topic['name']}; "
+            f"{_names(context, topic['consumers'])} consume it.",
+            [topic_id, *topic["consumers"]],
+        )
     verb = "produces" if len(ids) == 1 else "produce"
     return Answer(f"{_names(context, ids)} {verb} {topic['name']}.", [topic_id, *ids])
 
@@ -41,9 +43,11 @@ def consumers(context: AssistantContext, topic_id: str) -> Answer:
     topic = context.entities["topics"][topic_id]
     ids = topic["consumers"]
     if not ids:
-        return Answer(f"Nothing in the project consumes {topic['name']}; it is produced by "
-                      f"{_names(context, topic['producers'])}.",
-                      [topic_id, *topic["producers"]])
+        return Answer(
+            f"Nothing in the project consumes {topic['name']}; it is produced by "
+            f"{_names(context, topic['producers'])}.",
+            [topic_id, *topic["producers"]],
+        )
     verb = "consumes" if len(ids) == 1 else "consume"
     return Answer(f"{_names(context, ids)} {verb} {topic['name']}.", [topic_id, *ids])
 
@@ -52,12 +56,16 @@ def service_io(context: AssistantContext, service_id: str) -> Answer:
     """What a service produces and consumes, and the services it talks to through them."""
     service = context.entities["services"][service_id]
     produced, consumed = service["produces"], service["consumes"]
-    downstream = sorted({c for t in produced for c in context.entities["topics"][t]["consumers"]}
-                        - {service_id})
-    upstream = sorted({p for t in consumed for p in context.entities["topics"][t]["producers"]}
-                      - {service_id})
-    parts = [f"{service['name']} produces {_names(context, produced)}"
-             f" and consumes {_names(context, consumed)}."]
+    downstream = sorted(
+        {c for t in produced for c in context.entities["topics"][t]["consumers"]} - {service_id}
+    )
+    upstream = sorted(
+        {p for t in consumed for p in context.entities["topics"][t]["producers"]} - {service_id}
+    )
+    parts = [
+        f"{service['name']} produces {_names(context, produced)}"
+        f" and consumes {_names(context, consumed)}."
+    ]
     if downstream:
         parts.append(f"It sends data to {_names(context, downstream)}.")
     if upstream:
@@ -71,15 +79,20 @@ def impact(context: AssistantContext, entity_id: str) -> Answer:
     """Everything downstream of a failing service or topic, with the path to each service."""
     graph = context.graph
     reached = nx.single_source_shortest_path(graph, entity_id)
-    affected = sorted((n for n in reached if n != entity_id
-                       and graph.nodes[n]["type"] == "service"),
-                      key=lambda n: (len(reached[n]), n))
+    affected = sorted(
+        (n for n in reached if n != entity_id and graph.nodes[n]["type"] == "service"),
+        key=lambda n: (len(reached[n]), n),
+    )
     name = _name(context, entity_id)
     if not affected:
-        return Answer(f"If {name} fails, no other service is affected: nothing consumes what "
-                      "it produces.", [entity_id])
-    lines = [f"If {name} fails, {len(affected)} service{'s' if len(affected) > 1 else ''} "
-             f"downstream {'are' if len(affected) > 1 else 'is'} affected:"]
+        return Answer(
+            f"If {name} fails, no other service is affected: nothing consumes what it produces.",
+            [entity_id],
+        )
+    lines = [
+        f"If {name} fails, {len(affected)} service{'s' if len(affected) > 1 else ''} "
+        f"downstream {'are' if len(affected) > 1 else 'is'} affected:"
+    ]
     for node in affected[:12]:
         via = " → ".join(_name(context, p) for p in reached[node])
         lines.append(f"- {_name(context, node)} (via {via})")
@@ -100,10 +113,15 @@ def path(context: AssistantContext, source_id: str, target_id: str) -> Answer:
         try:
             back = nx.shortest_path(graph, target_id, source_id)
         except (nx.NetworkXNoPath, nx.NodeNotFound):
-            return Answer(f"Data does not flow from {a} to {b}, nor back, through the "
-                          "project's topics.", [source_id, target_id])
-        return Answer(f"Data does not flow from {a} to {b}, but it flows the other way: "
-                      f"{' → '.join(_name(context, n) for n in back)}.", list(back))
+            return Answer(
+                f"Data does not flow from {a} to {b}, nor back, through the project's topics.",
+                [source_id, target_id],
+            )
+        return Answer(
+            f"Data does not flow from {a} to {b}, but it flows the other way: "
+            f"{' → '.join(_name(context, n) for n in back)}.",
+            list(back),
+        )
     lines = [f"Data gets from {a} to {b} in {len(paths[0]) - 1} steps:"]
     lines += [f"- {' → '.join(_name(context, n) for n in p)}" for p in paths]
     return Answer("\n".join(lines), list(dict.fromkeys(n for p in paths for n in p)))
@@ -114,8 +132,9 @@ def owner_of(context: AssistantContext, entity_id: str) -> Answer:
     entity = context.entities[group][entity_id]
     if not entity.get("owner"):
         return Answer(f"{entity['name']} has no owner recorded.", [entity_id])
-    return Answer(f"{entity['name']} is owned by {entity['owner']}.",
-                  [entity_id, entity["ownerId"]])
+    return Answer(
+        f"{entity['name']} is owned by {entity['owner']}.", [entity_id, entity["ownerId"]]
+    )
 
 
 def members(context: AssistantContext, group_id: str) -> Answer:
@@ -127,12 +146,17 @@ def members(context: AssistantContext, group_id: str) -> Answer:
     else:
         return Answer("I don't find that in this project.", [])
     services, topics = entity["services"], entity["topics"]
-    label = {"owners": f"Team {entity['name']} owns", "flows": f"The {entity['name']} flow has",
-             "categories": f"The {entity['name']} category has"}[group]
-    return Answer(f"{label} {len(services)} service{'s' if len(services) != 1 else ''} "
-                  f"({_names(context, services)}) and {len(topics)} "
-                  f"topic{'s' if len(topics) != 1 else ''} ({_names(context, topics)}).",
-                  [group_id, *services, *topics])
+    label = {
+        "owners": f"Team {entity['name']} owns",
+        "flows": f"The {entity['name']} flow has",
+        "categories": f"The {entity['name']} category has",
+    }[group]
+    return Answer(
+        f"{label} {len(services)} service{'s' if len(services) != 1 else ''} "
+        f"({_names(context, services)}) and {len(topics)} "
+        f"topic{'s' if len(topics) != 1 else ''} ({_names(context, topics)}).",
+        [group_id, *services, *topics],
+    )
 
 
 def orphans(context: AssistantContext) -> Answer:
@@ -140,10 +164,16 @@ def orphans(context: AssistantContext) -> Answer:
     unproduced = sorted(t for t, e in topics.items() if not e["producers"])
     unconsumed = sorted(t for t, e in topics.items() if not e["consumers"])
     parts = []
-    parts.append(f"Topics with no producer: {_names(context, unproduced)}." if unproduced
-                 else "Every topic has a producer.")
-    parts.append(f"Topics with no consumer: {_names(context, unconsumed)}." if unconsumed
-                 else "Every topic has a consumer.")
+    parts.append(
+        f"Topics with no producer: {_names(context, unproduced)}."
+        if unproduced
+        else "Every topic has a producer."
+    )
+    parts.append(
+        f"Topics with no consumer: {_names(context, unconsumed)}."
+        if unconsumed
+        else "Every topic has a consumer."
+    )
     return Answer(" ".join(parts), unproduced + unconsumed)
 
 
@@ -161,15 +191,16 @@ def cycles(context: AssistantContext, entity_id: str | None = None) -> Answer:
     if entity_id is not None:
         found = [c for c in found if entity_id in c]
         if not found:
-            return Answer(f"{_name(context, entity_id)} is not part of any cycle.",
-                          [entity_id])
+            return Answer(f"{_name(context, entity_id)} is not part of any cycle.", [entity_id])
     if not found:
         return Answer("There are no cycles: data never comes back to where it started.", [])
     found.sort(key=lambda c: (len(c), sorted(c)))
-    subject = (f"{_name(context, entity_id)} is part of {len(found)} cycle"
-               f"{'s' if len(found) > 1 else ''}" if entity_id else
-               f"There {'is' if total == '1' else 'are'} {total} cycle"
-               f"{'' if total == '1' else 's'} in the data flow")
+    subject = (
+        f"{_name(context, entity_id)} is part of {len(found)} cycle{'s' if len(found) > 1 else ''}"
+        if entity_id
+        else f"There {'is' if total == '1' else 'are'} {total} cycle"
+        f"{'' if total == '1' else 's'} in the data flow"
+    )
     lines = [subject + (", the shortest:" if len(found) > 5 else ":")]
     for cycle in found[:5]:
         start = cycle.index(min(cycle))
@@ -184,7 +215,7 @@ def _top(items: list[tuple[str, int]], least: int = 3) -> list[tuple[str, int]]:
     if len(items) <= least:
         return items
     cut = items[least - 1][1]
-    return [item for item in items if item[1] >= cut][:max(least, 8)]
+    return [item for item in items if item[1] >= cut][: max(least, 8)]
 
 
 def busiest(context: AssistantContext, count: int = 3) -> Answer:
@@ -199,10 +230,12 @@ def busiest(context: AssistantContext, count: int = 3) -> Answer:
     def listing(items, unit):
         return ", ".join(f"{_name(context, n)} ({c} {unit})" for n, c in items) or "none"
 
-    text = (f"The most consumed topics: {listing(consumed, 'consumers')}. The services with "
-            f"the most connections: {listing(connected, 'topics')}. Consuming the most "
-            f"topics: {listing(consuming, 'topics')}; producing the most: "
-            f"{listing(producing, 'topics')}.")
+    text = (
+        f"The most consumed topics: {listing(consumed, 'consumers')}. The services with "
+        f"the most connections: {listing(connected, 'topics')}. Consuming the most "
+        f"topics: {listing(consuming, 'topics')}; producing the most: "
+        f"{listing(producing, 'topics')}."
+    )
     references = list(dict.fromkeys(n for n, _ in consumed + connected + consuming + producing))
     return Answer(text, references)
 
@@ -212,11 +245,12 @@ def changes(context: AssistantContext, since: datetime) -> Answer:
     if not events:
         return Answer(f"Nothing changed since {since:%Y-%m-%d %H:%M} UTC.", [])
     counts = Counter(e.action for e in events)
-    lines = [f"Since {since:%Y-%m-%d %H:%M} UTC: " + ", ".join(
-        f"{n} {action}" for action, n in sorted(counts.items()))]
+    lines = [
+        f"Since {since:%Y-%m-%d %H:%M} UTC: "
+        + ", ".join(f"{n} {action}" for action, n in sorted(counts.items()))
+    ]
     for event in events[:15]:
-        lines.append(f"- {event.at:%Y-%m-%d} {event.service_name} {event.action} by "
-                     f"{event.actor}")
+        lines.append(f"- {event.at:%Y-%m-%d} {event.service_name} {event.action} by {event.actor}")
     if len(events) > 15:
         lines.append(f"- and {len(events) - 15} more changes.")
     live = {f"service--{e.service_slug}" for e in events} & set(context.entities["services"])
@@ -230,10 +264,12 @@ def summary(context: AssistantContext) -> Answer:
     top = Answer(top.reply.split(" Consuming")[0], top.references)
     unproduced = sum(1 for t in e["topics"].values() if not t["producers"])
     unconsumed = sum(1 for t in e["topics"].values() if not t["consumers"])
-    text = (f"{context.project_name} has {len(e['services'])} services and "
-            f"{len(e['topics'])} topics ({graph.number_of_edges()} produce and consume links), "
-            f"in {len(e['categories'])} categories "
-            f"({_names(context, sorted(e['categories']))}), owned by {len(e['owners'])} teams "
-            f"and grouped in {len(e['flows'])} flows. {top.reply} {unproduced} topics have no "
-            f"producer and {unconsumed} no consumer.")
+    text = (
+        f"{context.project_name} has {len(e['services'])} services and "
+        f"{len(e['topics'])} topics ({graph.number_of_edges()} produce and consume links), "
+        f"in {len(e['categories'])} categories "
+        f"({_names(context, sorted(e['categories']))}), owned by {len(e['owners'])} teams "
+        f"and grouped in {len(e['flows'])} flows. {top.reply} {unproduced} topics have no "
+        f"producer and {unconsumed} no consumer."
+    )
     return Answer(text, top.references)

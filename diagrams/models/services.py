@@ -53,15 +53,21 @@ class ServiceSnapshot(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["service"], condition=Q(valid_until__isnull=True),
-                                    name="snapshot_one_current"),
+            models.UniqueConstraint(
+                fields=["service"],
+                condition=Q(valid_until__isnull=True),
+                name="snapshot_one_current",
+            ),
             models.UniqueConstraint(fields=["service", "version"], name="snapshot_version"),
-            models.UniqueConstraint(fields=["project", "slug"],
-                                    condition=Q(valid_until__isnull=True, deleted=False),
-                                    name="snapshot_live_slug"),
-            models.CheckConstraint(condition=Q(valid_until__isnull=True)
-                                   | Q(valid_until__gt=models.F("valid_from")),
-                                   name="snapshot_valid_range"),
+            models.UniqueConstraint(
+                fields=["project", "slug"],
+                condition=Q(valid_until__isnull=True, deleted=False),
+                name="snapshot_live_slug",
+            ),
+            models.CheckConstraint(
+                condition=Q(valid_until__isnull=True) | Q(valid_until__gt=models.F("valid_from")),
+                name="snapshot_valid_range",
+            ),
         ]
         indexes = [
             # time travel: per service, the last snapshot that began before `at`

@@ -12,8 +12,7 @@ class PublicShareToken(models.Model):
     """At most one per project. Replacing it gives it a new UUID (the old links die at
     once); revoking deletes it."""
 
-    project = models.OneToOneField(Project, on_delete=models.CASCADE,
-                                   related_name="share_token")
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="share_token")
     token = models.UUIDField(unique=True, default=uuid.uuid4)
     created_at = models.DateTimeField(default=timezone.now)
     created_by = models.CharField(max_length=254)

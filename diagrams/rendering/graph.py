@@ -23,13 +23,27 @@ def project_graph(services: list[ServiceState]) -> tuple[nx.DiGraph, dict]:
     entities = project_entities(services)
     graph = nx.DiGraph()
     for sid, service in entities["services"].items():
-        graph.add_node(sid, type="service", label=service["name"], category=service["category"],
-                       category_id=service["categoryId"], owner=service["owner"],
-                       flows=tuple(service["flows"]), color=category_color(service["category"]))
+        graph.add_node(
+            sid,
+            type="service",
+            label=service["name"],
+            category=service["category"],
+            category_id=service["categoryId"],
+            owner=service["owner"],
+            flows=tuple(service["flows"]),
+            color=category_color(service["category"]),
+        )
     for tid, topic in entities["topics"].items():
-        graph.add_node(tid, type="messaging", label=topic["name"], category=topic["category"],
-                       category_id=topic["categoryId"], owner=topic["owner"],
-                       flows=tuple(topic["flows"]), color=category_color(topic["category"]))
+        graph.add_node(
+            tid,
+            type="messaging",
+            label=topic["name"],
+            category=topic["category"],
+            category_id=topic["categoryId"],
+            owner=topic["owner"],
+            flows=tuple(topic["flows"]),
+            color=category_color(topic["category"]),
+        )
     for sid, service in entities["services"].items():
         for tid in service["produces"]:
             graph.add_edge(sid, tid, kind="produces")

@@ -23,7 +23,7 @@ def depth_first_order(n: int, succ: list[list[int]], roots: list[int] | None = N
     state = [0] * n  # 0 new, 1 on the stack, 2 done
     back: set[tuple[int, int]] = set()
     children = [sorted(s) for s in succ]
-    for root in (roots if roots is not None else range(n)):
+    for root in roots if roots is not None else range(n):
         if state[root]:
             continue
         state[root] = 1
@@ -136,7 +136,7 @@ def assign_layers(n: int, dsucc: list[list[int]], dpred: list[list[int]]) -> lis
     sliding = [v for v in topo if len(dsucc[v]) != len(dpred[v])]
     for sweep in range(8):
         changed = False
-        for v in (reversed(sliding) if sweep % 2 == 0 else sliding):
+        for v in reversed(sliding) if sweep % 2 == 0 else sliding:
             if forward[v]:
                 target = min(map(at, dsucc[v])) - 1
             else:
@@ -150,11 +150,17 @@ def assign_layers(n: int, dsucc: list[list[int]], dpred: list[list[int]]) -> lis
     return [value - low for value in layer]
 
 
-def layered_dag(n: int, succ: list[list[int]], pred: list[list[int]],
-                edges: list[tuple[int, int]], roots: list[int] | None = None,
-                least_dummies: bool = False) -> tuple[list[tuple[int, int, bool]], list[int]]:
+def layered_dag(
+    n: int,
+    succ: list[list[int]],
+    pred: list[list[int]],
+    edges: list[tuple[int, int]],
+    roots: list[int] | None = None,
+    least_dummies: bool = False,
+) -> tuple[list[tuple[int, int, bool]], list[int]]:
     """Each edge as (a, b, flipped) with a in an earlier layer than b, and every node's
     layer. With `least_dummies`, the layers are then optimised by network simplex."""
+
     def build(order: list[int]):
         rank = [0] * n
         for i, v in enumerate(order):
@@ -178,8 +184,13 @@ def layered_dag(n: int, succ: list[list[int]], pred: list[list[int]],
     return directed, layer
 
 
-def network_simplex_layers(n: int, dsucc: list[list[int]], dpred: list[list[int]],
-                           layer: list[int], max_iterations: int | None = None) -> list[int]:
+def network_simplex_layers(
+    n: int,
+    dsucc: list[list[int]],
+    dpred: list[list[int]],
+    layer: list[int],
+    max_iterations: int | None = None,
+) -> list[int]:
     """Layers with the least total edge length (fewest dummies), every edge at least one layer
     long: Gansner et al.'s network simplex, as dot ranks, started from a feasible layering
     (`layer`, e.g. `assign_layers`'s) of a weakly connected DAG.

@@ -98,14 +98,23 @@ class _Part:
     column_right: list[float]
     edges: list[tuple[str, str, str, bool, list[int]]]  # source, target, kind, flipped, chain
 
-    def place(self, dx: float, dy: float, sizes: dict[str, tuple[float, float, tuple[str, ...]]]
-              ) -> tuple[list[NodeBox], list[EdgeRoute]]:
+    def place(
+        self, dx: float, dy: float, sizes: dict[str, tuple[float, float, tuple[str, ...]]]
+    ) -> tuple[list[NodeBox], list[EdgeRoute]]:
         ids, layer = self.ids, self.layer
         boxes = []
         for v, node in enumerate(ids):
             width, height, lines = sizes[node]
-            boxes.append(NodeBox(node, round(self.left[v] + dx, 1), round(self.top[v] + dy, 1),
-                                 width, height, lines))
+            boxes.append(
+                NodeBox(
+                    node,
+                    round(self.left[v] + dx, 1),
+                    round(self.top[v] + dy, 1),
+                    width,
+                    height,
+                    lines,
+                )
+            )
         column_left = [round(x + dx, 1) for x in self.column_left]
         column_right = [round(x + dx, 1) for x in self.column_right]
         ys = [round(y + dy, 1) for y in self.centre]
@@ -141,7 +150,7 @@ class _Part:
                         points.append((right, y))
                         level = True
             left = column_left[layer[chain[-1]]]
-            for x in ((left, end.x) if left < end.x else (end.x,)):
+            for x in (left, end.x) if left < end.x else (end.x,):
                 if ys[chain[-1]] != y:
                     y = ys[chain[-1]]
                     points.append((x, y))
@@ -169,8 +178,9 @@ class _Layered:
     dummy: list[bool]
 
 
-def _with_dummies(n: int, directed: list[tuple[int, int, bool]], layer: list[int],
-                  heights: list[float]) -> _Layered:
+def _with_dummies(
+    n: int, directed: list[tuple[int, int, bool]], layer: list[int], heights: list[float]
+) -> _Layered:
     layer, heights = list(layer), list(heights)
     dummy = [False] * n
     up: list[list[int]] = [[] for _ in range(n)]
@@ -197,9 +207,12 @@ def _with_dummies(n: int, directed: list[tuple[int, int, bool]], layer: list[int
     return _Layered(layer, up, down, chains, heights, dummy)
 
 
-def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
-                      sizes: dict[str, tuple[float, float, tuple[str, ...]]],
-                      services: set[str]) -> _Part:
+def _layout_component(
+    ids: list[str],
+    edges: list[tuple[str, str, str]],
+    sizes: dict[str, tuple[float, float, tuple[str, ...]]],
+    services: set[str],
+) -> _Part:
     n = len(ids)
     index = {node: i for i, node in enumerate(ids)}
     succ: list[list[int]] = [[] for _ in range(n)]
@@ -224,16 +237,22 @@ def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
         for roots in (None, services_first):
             candidate = layered_dag(n, succ, pred, plain, roots, least_dummies=True)
             candidate_layered = _with_dummies(n, candidate[0], candidate[1], heights)
-            candidate_ordering = order_layers(candidate_layered.layer, candidate_layered.up,
-                                              candidate_layered.down, edges=len(pairs), real=n,
-                                              thorough=True)
+            candidate_ordering = order_layers(
+                candidate_layered.layer,
+                candidate_layered.up,
+                candidate_layered.down,
+                edges=len(pairs),
+                real=n,
+                thorough=True,
+            )
             crossings = candidate_ordering.crossings()
             if chosen is None or crossings < chosen[0]:
                 chosen = (crossings, candidate[0], candidate_layered, candidate_ordering)
         _, directed, layered, ordering = chosen
     else:
-        ordering = order_layers(layered.layer, layered.up, layered.down, edges=len(pairs),
-                                real=n, first=first)
+        ordering = order_layers(
+            layered.layer, layered.up, layered.down, edges=len(pairs), real=n, first=first
+        )
     layer, chains = layered.layer, layered.chains
     heights, dummy = layered.heights, layered.dummy
     total = len(heights)
@@ -244,8 +263,9 @@ def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
     y = centres.tolist()
 
     # columns
-    column_width = [max((sizes[ids[v]][0] for v in nodes if v < n), default=0.0)
-                    for nodes in layers]
+    column_width = [
+        max((sizes[ids[v]][0] for v in nodes if v < n), default=0.0) for nodes in layers
+    ]
     column_x = []
     x = 0.0
     for width in column_width:
@@ -257,14 +277,25 @@ def _layout_component(ids: list[str], edges: list[tuple[str, str, str]],
     for v in range(n):
         column = layer[v]
         left.append(column_x[column] + (column_width[column] - sizes[ids[v]][0]) / 2)
-    edges_out = [(ids[s], ids[t], kind, flipped, chain)
-                 for (s, t, kind), (_, _, flipped), chain in zip(pairs, directed, chains,
-                                                                 strict=True)]
+    edges_out = [
+        (ids[s], ids[t], kind, flipped, chain)
+        for (s, t, kind), (_, _, flipped), chain in zip(pairs, directed, chains, strict=True)
+    ]
     width = column_x[-1] + column_width[-1] if layers else 0.0
-    return _Part(width, bottom, len(layers), total - n, ids, left,
-                 [y[v] - heights[v] / 2 - top for v in range(n)], [value - top for value in y],
-                 layer, column_x, [x + w for x, w in zip(column_x, column_width, strict=True)],
-                 edges_out)
+    return _Part(
+        width,
+        bottom,
+        len(layers),
+        total - n,
+        ids,
+        left,
+        [y[v] - heights[v] / 2 - top for v in range(n)],
+        [value - top for value in y],
+        layer,
+        column_x,
+        [x + w for x, w in zip(column_x, column_width, strict=True)],
+        edges_out,
+    )
 
 
 def _pack(parts: list[_Part]) -> tuple[list[tuple[float, float]], float, float]:
@@ -289,16 +320,22 @@ def _pack(parts: list[_Part]) -> tuple[list[tuple[float, float]], float, float]:
 
 def layout_layered(graph: nx.DiGraph, *, origin: tuple[float, float] = (0.0, 0.0)) -> Layout:
     """Lay the graph out left to right; coordinates start at `origin`."""
-    sizes = {node: node_size(data.get("label", node), data.get("type", "service"))
-             for node, data in graph.nodes(data=True)}
+    sizes = {
+        node: node_size(data.get("label", node), data.get("type", "service"))
+        for node, data in graph.nodes(data=True)
+    }
     services = {node for node, kind in graph.nodes(data="type") if kind == "service"}
     components = [sorted(c) for c in nx.weakly_connected_components(graph)]
     components.sort(key=lambda c: (-len(c), c[0]))
     parts = []
     for component in components:
         members = set(component)
-        edges = sorted((s, t, graph.edges[s, t].get("kind", "produces"))
-                       for s in component for t in graph.successors(s) if t in members)
+        edges = sorted(
+            (s, t, graph.edges[s, t].get("kind", "produces"))
+            for s in component
+            for t in graph.successors(s)
+            if t in members
+        )
         parts.append(_layout_component(component, edges, sizes, services))
     # big parts first, then by height: rows stay even
     order = sorted(range(len(parts)), key=lambda i: (-parts[i].height, -parts[i].width, i))
@@ -312,7 +349,11 @@ def layout_layered(graph: nx.DiGraph, *, origin: tuple[float, float] = (0.0, 0.0
         nodes.update((box.id, box) for box in boxes)
         edges.extend(routes)
     edges.sort(key=lambda e: (e.source, e.target))
-    return Layout(width=round(width, 1), height=round(height, 1),
-                  nodes=dict(sorted(nodes.items())), edges=tuple(edges),
-                  layers=max((p.layers for p in parts), default=0),
-                  dummies=sum(p.dummies for p in parts))
+    return Layout(
+        width=round(width, 1),
+        height=round(height, 1),
+        nodes=dict(sorted(nodes.items())),
+        edges=tuple(edges),
+        layers=max((p.layers for p in parts), default=0),
+        dummies=sum(p.dummies for p in parts),
+    )

@@ -52,8 +52,12 @@ def _inversions(upper: np.ndarray, lower: np.ndarray) -> int:
     chunk = max(1, 2_000_000 // m)
     for start in range(0, m, chunk):
         stop = min(m, start + chunk)
-        total += int(np.count_nonzero((upper[None, :] < upper[start:stop, None])
-                                      & (lower[None, :] > lower[start:stop, None])))
+        total += int(
+            np.count_nonzero(
+                (upper[None, :] < upper[start:stop, None])
+                & (lower[None, :] > lower[start:stop, None])
+            )
+        )
     return total
 
 
@@ -61,8 +65,7 @@ class Graph:
     """The static part: adjacency in compressed form, layers, and the index sets that the
     vectorised passes reuse."""
 
-    def __init__(self, layer: list[int], up: list[list[int]], down: list[list[int]],
-                 real: int):
+    def __init__(self, layer: list[int], up: list[list[int]], down: list[list[int]], real: int):
         self.count = len(layer)
         self.dummy = np.arange(self.count) >= real  # dummies are numbered after real nodes
         self.layer = np.array(layer, dtype=np.int64)
@@ -79,15 +82,17 @@ class Graph:
         self.sizes = np.bincount(self.layer, minlength=self.depth)
         self.widest = int(self.sizes.max()) if self.depth else 0
         # positions within a layer in the narrowest type that holds them (faster compares)
-        self.small_int = np.int16 if self.widest < 2 ** 15 else np.int64
+        self.small_int = np.int16 if self.widest < 2**15 else np.int64
         self.start = np.zeros(self.depth + 1, dtype=np.int64)
         np.cumsum(self.sizes, out=self.start[1:])
         slot_layer = np.repeat(np.arange(self.depth), self.sizes)
         offset = np.arange(self.count) - self.start[slot_layer]
         has_next = offset + 1 < self.sizes[slot_layer]
         # pair slots by (layer parity, pair parity)
-        self.pairs = [[np.flatnonzero(has_next & (slot_layer % 2 == p) & (offset % 2 == q))
-                       for q in (0, 1)] for p in (0, 1)]
+        self.pairs = [
+            [np.flatnonzero(has_next & (slot_layer % 2 == p) & (offset % 2 == q)) for q in (0, 1)]
+            for p in (0, 1)
+        ]
         # edges for crossing counts, grouped by the gap they cross
         upper = np.repeat(np.arange(self.count), self.down_deg)
         gaps = self.layer[upper]
@@ -107,8 +112,11 @@ class Graph:
         key = bool(downward)
         if key in self._plans:
             return self._plans[key]
-        pointer, index, degree = ((self.up_ptr, self.up_idx, self.up_deg) if downward
-                                  else (self.down_ptr, self.down_idx, self.down_deg))
+        pointer, index, degree = (
+            (self.up_ptr, self.up_idx, self.up_deg)
+            if downward
+            else (self.down_ptr, self.down_idx, self.down_deg)
+        )
         width = self.widest + 1
         by_layer = np.argsort(self.layer, kind="stable")  # layer after layer, in id order
         levels = np.arange(self.depth + 1)
@@ -119,8 +127,10 @@ class Graph:
         counts = degree[multi]
         ends = np.cumsum(counts)
         flat_start = ends - counts  # where each node's neighbours start in `neighbours`
-        neighbours = index[np.repeat(pointer[multi] - flat_start, counts) +
-                           np.arange(int(ends[-1]) if len(ends) else 0)]
+        neighbours = index[
+            np.repeat(pointer[multi] - flat_start, counts)
+            + np.arange(int(ends[-1]) if len(ends) else 0)
+        ]
         multi_at = np.searchsorted(self.layer[multi], levels)
         # block offsets: a node's index among its layer's nodes with more than one neighbour
         owner = np.arange(len(multi)) - np.repeat(multi_at[:-1], np.diff(multi_at))
@@ -134,7 +144,7 @@ class Graph:
         fixed = (np.bincount(self.layer[degree == 0], minlength=self.depth) > 0).tolist()
         start = self.start.tolist()
         plan = []
-        for level in (range(1, self.depth) if downward else range(self.depth - 2, -1, -1)):
+        for level in range(1, self.depth) if downward else range(self.depth - 2, -1, -1):
             begin, end = start[level], start[level + 1]
             if end - begin < 2:
                 continue
@@ -144,16 +154,23 @@ class Graph:
                 base = flat_at[level]
                 if b - a <= FEW_MEDIANS:
                     starts = (flat_start[a:b] - base).tolist()
-                    multi_plan = (multi[a:b], neighbours[base:flat_at[level + 1]],
-                                  [(x, x + c) for x, c in zip(starts, counts[a:b].tolist(),
-                                                              strict=True)])
+                    multi_plan = (
+                        multi[a:b],
+                        neighbours[base : flat_at[level + 1]],
+                        [(x, x + c) for x, c in zip(starts, counts[a:b].tolist(), strict=True)],
+                    )
                 else:
-                    multi_plan = (multi[a:b], neighbours[base:flat_at[level + 1]],
-                                  offset[base:flat_at[level + 1]], lo[a:b] - base,
-                                  hi[a:b] - base, flat_start[a:b] - base, last[a:b] - base)
+                    multi_plan = (
+                        multi[a:b],
+                        neighbours[base : flat_at[level + 1]],
+                        offset[base : flat_at[level + 1]],
+                        lo[a:b] - base,
+                        hi[a:b] - base,
+                        flat_start[a:b] - base,
+                        last[a:b] - base,
+                    )
             s0, s1 = single_at[level], single_at[level + 1]
-            plan.append((begin, end, single[s0:s1], single_nbr[s0:s1], multi_plan,
-                         fixed[level]))
+            plan.append((begin, end, single[s0:s1], single_nbr[s0:s1], multi_plan, fixed[level]))
         self._plans[key] = plan
         return plan
 
@@ -163,8 +180,9 @@ class Graph:
         gaps are counted one by one."""
         bounds = self.gap_bounds.tolist()
         sizes = [bounds[i + 1] - bounds[i] for i in range(self.depth)]
-        self.big_gaps = [(bounds[i], bounds[i + 1]) for i in range(self.depth)
-                         if sizes[i] > GROUPED_GAP_EDGES]
+        self.big_gaps = [
+            (bounds[i], bounds[i + 1]) for i in range(self.depth) if sizes[i] > GROUPED_GAP_EDGES
+        ]
         self.gap_groups = []
         pad = len(self.edge_upper)  # index of the padding edge
         width = 2
@@ -176,9 +194,9 @@ class Graph:
             columns = max(sizes[i] for i in members)
             index = np.full((len(members), columns), pad, dtype=np.int64)
             for row, i in enumerate(members):
-                index[row, :sizes[i]] = np.arange(bounds[i], bounds[i + 1])
+                index[row, : sizes[i]] = np.arange(bounds[i], bounds[i + 1])
             rows = max(1, GROUP_CELLS // (columns * columns))
-            self.gap_groups.extend(index[r:r + rows] for r in range(0, len(members), rows))
+            self.gap_groups.extend(index[r : r + rows] for r in range(0, len(members), rows))
 
 
 class Ordering:
@@ -199,7 +217,7 @@ class Ordering:
     @property
     def layers(self) -> list[list[int]]:
         g = self.graph
-        return [self.slots[g.start[i]:g.start[i + 1]].tolist() for i in range(g.depth)]
+        return [self.slots[g.start[i] : g.start[i + 1]].tolist() for i in range(g.depth)]
 
     def snapshot(self) -> np.ndarray:
         return self.slots.copy()
@@ -218,8 +236,11 @@ class Ordering:
             lower = np.append(lower, g.widest).astype(g.small_int)
             for index in g.gap_groups:
                 u, w = upper[index], lower[index]
-                total += int(np.count_nonzero((u[:, :, None] < u[:, None, :])
-                                              & (w[:, :, None] > w[:, None, :])))
+                total += int(
+                    np.count_nonzero(
+                        (u[:, :, None] < u[:, None, :]) & (w[:, :, None] > w[:, None, :])
+                    )
+                )
         return total
 
     def sweep(self, downward: bool) -> None:
@@ -257,9 +278,11 @@ class Ordering:
                 weight = left + right
                 low -= offset[lo]
                 high -= offset[hi]
-                keys[nodes] = np.where(weight > 0,
-                                       (low * right + high * left) / np.maximum(weight, 1),
-                                       (low + high) / 2)
+                keys[nodes] = np.where(
+                    weight > 0,
+                    (low * right + high * left) / np.maximum(weight, 1),
+                    (low + high) / 2,
+                )
             order = slots[begin:end]
             if fixed:
                 key = keys[order]
@@ -272,10 +295,11 @@ class Ordering:
             else:
                 reordered = order[np.argsort(keys[order], kind="stable")]
             slots[begin:end] = reordered
-            pos[reordered] = ranks[:end - begin]
+            pos[reordered] = ranks[: end - begin]
 
-    def _pair_crossings(self, u: np.ndarray, v: np.ndarray, with_now: bool
-                        ) -> tuple[np.ndarray, np.ndarray | None]:
+    def _pair_crossings(
+        self, u: np.ndarray, v: np.ndarray, with_now: bool
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """For adjacent pairs (u left of v): the crossings a swap would remove (negative when
         it adds some), and (`with_now`) the crossings now. Both sides of a node are
         handled together: side 1 of node x is entry x + count of the two-sided arrays."""
@@ -331,9 +355,11 @@ class Ordering:
                 chunk = max(1, PAIR_CELLS // total)
                 for first in range(0, total, chunk):
                     rows = slice(first, first + chunk)
-                    pair += np.bincount((owner[rows, None] * k + owner[None, :]).ravel(),
-                                        weights=(ends[rows, None] > ends[None, :]).ravel(),
-                                        minlength=k * k)
+                    pair += np.bincount(
+                        (owner[rows, None] * k + owner[None, :]).ravel(),
+                        weights=(ends[rows, None] > ends[None, :]).ravel(),
+                        minlength=k * k,
+                    )
             cost = pair.reshape(k, k)
             cost[np.diag_indices(k)] = 0.0  # a node's own edges never cross each other
             order = np.arange(k)
@@ -349,11 +375,11 @@ class Ordering:
                 gap = int(np.argmin(prefix))
                 if prefix[gap] < prefix[current]:
                     if gap < current:
-                        order[gap + 1:current + 1] = order[gap:current].copy()
+                        order[gap + 1 : current + 1] = order[gap:current].copy()
                         order[gap] = i
-                        at[order[gap:current + 1]] = np.arange(gap, current + 1)
+                        at[order[gap : current + 1]] = np.arange(gap, current + 1)
                     else:  # gap > current + 1
-                        order[current:gap - 1] = order[current + 1:gap].copy()
+                        order[current : gap - 1] = order[current + 1 : gap].copy()
                         order[gap - 1] = i
                         at[order[current:gap]] = np.arange(current, gap)
             reordered = nodes[order]
@@ -435,8 +461,9 @@ def _breadth_first_layers(g: Graph, from_sinks: bool) -> list[list[int]]:
         while queue:
             v = queue.popleft()
             layers[layer[v]].append(v)
-            around = (*g.up_list[v], *g.down_list[v]) if from_sinks else \
-                (*g.down_list[v], *g.up_list[v])
+            around = (
+                (*g.up_list[v], *g.down_list[v]) if from_sinks else (*g.down_list[v], *g.up_list[v])
+            )
             for w in around:
                 if not seen[w]:
                     seen[w] = True
@@ -472,8 +499,9 @@ def _tangled(count: int, crossings: int, edges: int) -> bool:
     return count <= SECOND_START_LIMIT and crossings > TANGLED * edges
 
 
-def first_try(layer: list[int], up: list[list[int]], down: list[list[int]], real: int,
-              edges: int) -> tuple[Graph, int, np.ndarray]:
+def first_try(
+    layer: list[int], up: list[list[int]], down: list[list[int]], real: int, edges: int
+) -> tuple[Graph, int, np.ndarray]:
     """The graph, and the crossings and order of one try from a depth-first start."""
     g = Graph(layer, up, down, real)
     best, best_slots = _improve(Ordering(g, _depth_first_layers(g, False)), edges)
@@ -485,21 +513,33 @@ def is_tangled(first: tuple[Graph, int, np.ndarray], *, edges: int) -> bool:
     return _tangled(first[0].count, first[1], edges)
 
 
-def order_layers(layer: list[int], up: list[list[int]], down: list[list[int]],
-                 edges: int, real: int, *, first: tuple[Graph, int, np.ndarray] | None = None,
-                 thorough: bool | None = None) -> Ordering:
+def order_layers(
+    layer: list[int],
+    up: list[list[int]],
+    down: list[list[int]],
+    edges: int,
+    real: int,
+    *,
+    first: tuple[Graph, int, np.ndarray] | None = None,
+    thorough: bool | None = None,
+) -> Ordering:
     """The order of every layer with the fewest crossings found; `edges` is the number of
     the graph's own edges and `real` of its own nodes (dummies are numbered after them).
     `first`: the first try, when already made; `thorough`: whether to make every try (by
     default: for small graphs and tangled ones)."""
-    g, best, best_slots = first if first is not None else \
-        first_try(layer, up, down, real, edges)
+    g, best, best_slots = first if first is not None else first_try(layer, up, down, real, edges)
     # more tries where they are cheap (small graphs) or pay off (tangled ones)
-    more = thorough if thorough is not None else \
-        g.count <= ALL_STARTS_LIMIT or _tangled(g.count, best, edges)
+    more = (
+        thorough
+        if thorough is not None
+        else g.count <= ALL_STARTS_LIMIT or _tangled(g.count, best, edges)
+    )
     if more and best > 0:
-        for start, from_sinks in ((_depth_first_layers, True), (_breadth_first_layers, False),
-                                  (_breadth_first_layers, True)):
+        for start, from_sinks in (
+            (_depth_first_layers, True),
+            (_breadth_first_layers, False),
+            (_breadth_first_layers, True),
+        ):
             crossings, slots = _improve(Ordering(g, start(g, from_sinks)), edges)
             if crossings < best:
                 best, best_slots = crossings, slots

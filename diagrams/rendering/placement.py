@@ -17,8 +17,9 @@ DUMMY_GAP = 7.0  # next to a dummy (a long edge passing through the layer)
 ITERATIONS = 40
 
 
-def vertical_centres(g: Graph, ordering: Ordering, heights: np.ndarray,
-                     dummy: np.ndarray) -> np.ndarray:
+def vertical_centres(
+    g: Graph, ordering: Ordering, heights: np.ndarray, dummy: np.ndarray
+) -> np.ndarray:
     """The centre height of every node."""
     slots = ordering.slots
     if g.count == 0:
@@ -34,8 +35,9 @@ def vertical_centres(g: Graph, ordering: Ordering, heights: np.ndarray,
     offset = cumulative - cumulative[g.start[slot_layer]]  # spacing from the layer's top
 
     upper, lower = g.edge_upper, g.edge_lower
-    weight = np.where(dummy[upper] & dummy[lower], 8.0,
-                      np.where(dummy[upper] | dummy[lower], 2.0, 1.0))
+    weight = np.where(
+        dummy[upper] & dummy[lower], 8.0, np.where(dummy[upper] | dummy[lower], 2.0, 1.0)
+    )
     pull = np.bincount(upper, weight, g.count) + np.bincount(lower, weight, g.count)
     free = pull == 0
 
@@ -46,8 +48,9 @@ def vertical_centres(g: Graph, ordering: Ordering, heights: np.ndarray,
     lift = slot_layer * big
     divisor = np.where(free, 1.0, pull)
     for _ in range(ITERATIONS):
-        total = np.bincount(upper, weight * y[lower], g.count) + \
-            np.bincount(lower, weight * y[upper], g.count)
+        total = np.bincount(upper, weight * y[lower], g.count) + np.bincount(
+            lower, weight * y[upper], g.count
+        )
         desired = np.where(free, y, total / divisor)
         lifted = desired[slots] - offset + lift
         top = np.maximum.accumulate(lifted) - lift
@@ -60,8 +63,14 @@ def vertical_centres(g: Graph, ordering: Ordering, heights: np.ndarray,
     return y
 
 
-def straighten(chains: list[list[int]], g: Graph, ordering: Ordering, y: np.ndarray,
-               heights: np.ndarray, dummy: np.ndarray) -> None:
+def straighten(
+    chains: list[list[int]],
+    g: Graph,
+    ordering: Ordering,
+    y: np.ndarray,
+    heights: np.ndarray,
+    dummy: np.ndarray,
+) -> None:
     """Give each long edge's run of dummies one common height (the source's, the target's,
     or the run's median, whichever first fits between its neighbours in every layer it
     crosses), so long edges run straight and bend only near their ends."""
@@ -79,8 +88,7 @@ def straighten(chains: list[list[int]], g: Graph, ordering: Ordering, y: np.ndar
             below[a], above[b] = b, a
 
     def gap(a: int, b: int) -> float:
-        return (height[a] + height[b]) / 2 + (DUMMY_GAP if is_dummy[a] or is_dummy[b]
-                                                else NODE_GAP)
+        return (height[a] + height[b]) / 2 + (DUMMY_GAP if is_dummy[a] or is_dummy[b] else NODE_GAP)
 
     def fits(node: int, value: float) -> bool:
         a = above[node]

@@ -80,8 +80,20 @@ def _edge_path(points: tuple[tuple[float, float], ...], numbers: dict[float, str
             mid_text = known(mid)
             if mid_text is None:
                 mid_text = numbers[mid] = f"{mid:g}"
-            parts += (" C", mid_text, ",", y_text, " ", mid_text, ",", y_next, " ", x_next, ",",
-                      y_next)
+            parts += (
+                " C",
+                mid_text,
+                ",",
+                y_text,
+                " ",
+                mid_text,
+                ",",
+                y_next,
+                " ",
+                x_next,
+                ",",
+                y_next,
+            )
         x0, y0, y_text = x1, y1, y_next
     return "".join(parts)
 
@@ -104,8 +116,11 @@ def _legend_width(legend: list[tuple[str, str]]) -> float:
 def svg_size(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) -> tuple[float, float]:
     """The canvas: the layout, the header and the legend, with margins."""
     header_width = max(text_width(title, 18), text_width(when, 12)) + 40
-    width = max(layout.width + 2 * MARGIN,
-                header_width + _legend_width(_legend_items(graph)) + 2 * MARGIN, 320.0)
+    width = max(
+        layout.width + 2 * MARGIN,
+        header_width + _legend_width(_legend_items(graph)) + 2 * MARGIN,
+        320.0,
+    )
     height = max(layout.height + HEADER_HEIGHT + 2 * MARGIN, HEADER_HEIGHT + 80)
     return round(width, 1), round(height, 1)
 
@@ -120,8 +135,9 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
     drawing.attribs["role"] = "img"
     drawing.attribs["aria-label"] = xml_text(f"Architecture of {title}")
     drawing.defs.add(drawing.style(STYLE))
-    marker = drawing.marker(id="arrow", insert=(8, 5), size=(8, 10), orient="auto",
-                            markerUnits="userSpaceOnUse")
+    marker = drawing.marker(
+        id="arrow", insert=(8, 5), size=(8, 10), orient="auto", markerUnits="userSpaceOnUse"
+    )
     marker.viewbox(0, 0, 10, 10)
     marker.add(drawing.path(d="M0,0 L10,5 L0,10 z", fill="#64748b"))
     drawing.defs.add(marker)
@@ -133,8 +149,9 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
     x = width - MARGIN - legend_width
     legend_group = drawing.g(class_="legend")
     for name, color in legend:
-        legend_group.add(drawing.rect(insert=(x, MARGIN + 2), size=(12, 12), rx=2, fill=color,
-                                      stroke="#9ca3af"))
+        legend_group.add(
+            drawing.rect(insert=(x, MARGIN + 2), size=(12, 12), rx=2, fill=color, stroke="#9ca3af")
+        )
         legend_group.add(drawing.text(xml_text(name), insert=(x + 17, MARGIN + 12)))
         x += text_width(name, 12) + 34
     header.add(legend_group)
@@ -152,27 +169,48 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
         data = attributes[node_id]
         kind = data.get("type", "service")
         label = data.get("label", node_id)
-        tooltip = (f"{label}\ncategory: {data.get('category') or 'none'}"
-                   f"\nowner: {data.get('owner') or 'none'}")
+        tooltip = (
+            f"{label}\ncategory: {data.get('category') or 'none'}"
+            f"\nowner: {data.get('owner') or 'none'}"
+        )
         radius = str(box.height / 2) if kind == "messaging" else "3"
-        shapes = [Title(xml_text(tooltip)),
-                  _element(Rect, drawing, {"fill": data.get("color", NEUTRAL),
-                                           "height": str(box.height), "rx": radius,
-                                           "ry": radius, "width": str(box.width),
-                                           "x": str(box.x), "y": str(box.y)})]
+        shapes = [
+            Title(xml_text(tooltip)),
+            _element(
+                Rect,
+                drawing,
+                {
+                    "fill": data.get("color", NEUTRAL),
+                    "height": str(box.height),
+                    "rx": radius,
+                    "ry": radius,
+                    "width": str(box.width),
+                    "x": str(box.x),
+                    "y": str(box.y),
+                },
+            ),
+        ]
         first = box.y + box.height / 2 - (len(box.lines) - 1) * LINE_HEIGHT / 2 + FONT_SIZE * 0.35
         centre = str(box.x + box.width / 2)
         for index, line in enumerate(box.lines):
-            shapes.append(_element(Text, drawing, {"text-anchor": "middle", "x": centre,
-                                                   "y": str(first + index * LINE_HEIGHT)},
-                                   text=xml_text(line)))
+            shapes.append(
+                _element(
+                    Text,
+                    drawing,
+                    {"text-anchor": "middle", "x": centre, "y": str(first + index * LINE_HEIGHT)},
+                    text=xml_text(line),
+                )
+            )
         group = _element(Group, drawing, {"class": f"node {kind}", "data-entity-id": node_id})
         group.elements = shapes
         members.append(group)
     drawing.add(nodes)
     if not layout.nodes:
-        drawing.add(drawing.text("Nothing to show yet.", insert=(MARGIN, HEADER_HEIGHT + 40),
-                                 class_="empty"))
+        drawing.add(
+            drawing.text(
+                "Nothing to show yet.", insert=(MARGIN, HEADER_HEIGHT + 40), class_="empty"
+            )
+        )
     # svgwrite's own tostring() without its utf-8 round trip (its comment: "just Python 3")
     return ElementTree.tostring(drawing.get_xml(), encoding="unicode")
 
@@ -192,7 +230,14 @@ def _element(cls, drawing: svgwrite.Drawing, attribs: dict[str, str], **state):
 
 
 def _edge(drawing: svgwrite.Drawing, route: EdgeRoute, numbers: dict[float, str]):
-    return _element(Path, drawing, {"class": f"edge {route.kind}", "data-source": route.source,
-                                    "data-target": route.target,
-                                    "marker-end": "url(#arrow)"},
-                    commands=[_edge_path(route.points, numbers)])
+    return _element(
+        Path,
+        drawing,
+        {
+            "class": f"edge {route.kind}",
+            "data-source": route.source,
+            "data-target": route.target,
+            "marker-end": "url(#arrow)",
+        },
+        commands=[_edge_path(route.points, numbers)],
+    )

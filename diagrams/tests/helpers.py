@@ -4,8 +4,7 @@ from django.test import Client
 
 
 def post(client: Client, path: str, body=None):
-    return client.post(path, body if body is not None else {},
-                       content_type="application/json")
+    return client.post(path, body if body is not None else {}, content_type="application/json")
 
 
 def put(client: Client, path: str, body):

@@ -15,10 +15,20 @@ from diagrams.tests.helpers import new_project, new_service
 @pytest.fixture
 def project(api):
     project = new_project(api, "Shop")
-    new_service(api, project, {"name": "Checkout", "owner": "checkout-team",
-                               "produces": [{"name": "orders.placed"}]})
-    new_service(api, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}],
-                               "produces": [{"name": "invoices"}]})
+    new_service(
+        api,
+        project,
+        {"name": "Checkout", "owner": "checkout-team", "produces": [{"name": "orders.placed"}]},
+    )
+    new_service(
+        api,
+        project,
+        {
+            "name": "Billing",
+            "consumes": [{"name": "orders.placed"}],
+            "produces": [{"name": "invoices"}],
+        },
+    )
     new_service(api, project, {"name": "Mailer", "consumes": [{"name": "invoices"}]})
     return project
 
@@ -45,8 +55,10 @@ def test_answers_cite_their_sources_and_cost_one_credit(api, project):
 
 
 def test_follow_ups_use_the_history(api, project):
-    history = [{"role": "user", "content": "who produces invoices?"},
-               {"role": "assistant", "content": "Billing produces invoices."}]
+    history = [
+        {"role": "user", "content": "who produces invoices?"},
+        {"role": "assistant", "content": "Billing produces invoices."},
+    ]
     body = chat(api, project, "and who consumes it?", history).json()
     assert "Mailer" in body["reply"] and "service--mailer" in body["references"]
 
@@ -74,21 +86,22 @@ def test_it_speaks_of_this_project_only(factory, api, project):
     assert response.status_code == 404 and response.json()["code"] == "project_not_found"
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"message": ""}, "message"),
-    ({"message": "x" * 4001}, "message"),
-    ({"message": "   "}, "message"),
-    ({"message": "hi", "history": [{"role": "user", "content": "q"}] * 21}, "history"),
-    ({"message": "hi", "history": [{"role": "system", "content": "q"}]}, "history[0].role"),
-    ({"message": "hi", "history": [{"role": "user", "content": ""}]}, "history[0].content"),
-    ({"message": "hi", "history": [{"role": "user", "content": "q", "x": 1}]},
-     "history[0].x"),
-    ({"message": "hi", "temperature": 2}, "temperature"),
-    ({}, "message"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"message": ""}, "message"),
+        ({"message": "x" * 4001}, "message"),
+        ({"message": "   "}, "message"),
+        ({"message": "hi", "history": [{"role": "user", "content": "q"}] * 21}, "history"),
+        ({"message": "hi", "history": [{"role": "system", "content": "q"}]}, "history[0].role"),
+        ({"message": "hi", "history": [{"role": "user", "content": ""}]}, "history[0].content"),
+        ({"message": "hi", "history": [{"role": "user", "content": "q", "x": 1}]}, "history[0].x"),
+        ({"message": "hi", "temperature": 2}, "temperature"),
+        ({}, "message"),
+    ],
+)
 def test_bad_requests_are_400_and_spend_nothing(api, project, body, field):
-    response = api.post(f"/v1/projects/{project}/ai/chat", body,
-                        content_type="application/json")
+    response = api.post(f"/v1/projects/{project}/ai/chat", body, content_type="application/json")
     assert response.status_code == 400
     assert field in {v["field"] for v in response.json()["violations"]}
     assert credits(api) == 50
@@ -127,21 +140,38 @@ class FakeModel:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 - http.server's name
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                model.requests.append({"path": self.path, "auth": self.headers["Authorization"],
-                                       "body": body})
+                model.requests.append(
+                    {"path": self.path, "auth": self.headers["Authorization"], "body": body}
+                )
                 time.sleep(model.delay)
                 tool_results = [m for m in body["messages"] if m["role"] == "tool"]
                 if not tool_results:
-                    message = {"role": "assistant", "content": None, "tool_calls": [{
-                        "id": "call_1", "type": "function",
-                        "function": {"name": "consumers",
-                                     "arguments": json.dumps({"topic": "orders placed"})}}]}
+                    message = {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": "call_1",
+                                "type": "function",
+                                "function": {
+                                    "name": "consumers",
+                                    "arguments": json.dumps({"topic": "orders placed"}),
+                                },
+                            }
+                        ],
+                    }
                 else:
-                    message = {"role": "assistant",
-                               "content": f"According to the graph: {tool_results[-1]['content']}"}
-                payload = json.dumps({"id": "chatcmpl-1", "object": "chat.completion",
-                                      "choices": [{"index": 0, "message": message,
-                                                   "finish_reason": "stop"}]}).encode()
+                    message = {
+                        "role": "assistant",
+                        "content": f"According to the graph: {tool_results[-1]['content']}",
+                    }
+                payload = json.dumps(
+                    {
+                        "id": "chatcmpl-1",
+                        "object": "chat.completion",
+                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                    }
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -181,8 +211,11 @@ def test_the_model_answers_grounded_by_a_tool_call(api, project, model):
     assert first["body"]["messages"][0]["role"] == "system"
     assert "Shop" in first["body"]["messages"][0]["content"]
     tool_message = second["body"]["messages"][-1]
-    assert tool_message == {"role": "tool", "tool_call_id": "call_1",
-                            "content": "Billing consumes orders.placed."}
+    assert tool_message == {
+        "role": "tool",
+        "tool_call_id": "call_1",
+        "content": "Billing consumes orders.placed.",
+    }
 
 
 def test_a_slow_model_falls_back_to_the_analyst_and_says_so(api, project, model, settings):

@@ -11,8 +11,17 @@ from diagrams.entities import NEUTRAL, category_color
 from diagrams.tests.helpers import new_project, new_service, put
 
 SVG = "{http://www.w3.org/2000/svg}"
-GRAPH_KEYS = {"projectId", "at", "filteredIds", "depth", "width", "height", "nodes", "edges",
-              "categories"}
+GRAPH_KEYS = {
+    "projectId",
+    "at",
+    "filteredIds",
+    "depth",
+    "width",
+    "height",
+    "nodes",
+    "edges",
+    "categories",
+}
 NODE_KEYS = {"id", "type", "label", "category", "owner", "color", "x", "y", "width", "height"}
 EDGE_KEYS = {"id", "source", "target", "kind", "points"}
 FORMATS = ("graph", "graph/mermaid", "graph/svg")
@@ -28,12 +37,25 @@ def project(api):
 def chain(api, project):
     """A -produces-> t1 -consumed by-> B -produces-> t2 -consumed by-> C, with a category, an
     owner and a flow each carried by one service and, through its declaration, one topic."""
-    new_service(api, project, {"name": "A", "category": "Payments",
-                               "produces": [{"name": "t1", "owner": "Team C",
-                                             "flows": ["Checkout"]}]})
-    new_service(api, project, {"name": "B", "flows": ["Checkout"],
-                               "consumes": [{"name": "t1"}],
-                               "produces": [{"name": "t2", "category": "Payments"}]})
+    new_service(
+        api,
+        project,
+        {
+            "name": "A",
+            "category": "Payments",
+            "produces": [{"name": "t1", "owner": "Team C", "flows": ["Checkout"]}],
+        },
+    )
+    new_service(
+        api,
+        project,
+        {
+            "name": "B",
+            "flows": ["Checkout"],
+            "consumes": [{"name": "t1"}],
+            "produces": [{"name": "t2", "category": "Payments"}],
+        },
+    )
     new_service(api, project, {"name": "C", "owner": "Team C", "consumes": [{"name": "t2"}]})
     return project
 
@@ -61,8 +83,10 @@ def on_side(point, box) -> bool:
     """The point lies on the left or the right side of the box (layout rounds to 0.1)."""
     x, y = point
     sides = (box["x"], box["x"] + box["width"])
-    return any(abs(x - side) <= 0.11 for side in sides) \
+    return (
+        any(abs(x - side) <= 0.11 for side in sides)
         and box["y"] - 0.11 <= y <= box["y"] + box["height"] + 0.11
+    )
 
 
 def parse_svg(response) -> ET.Element:
@@ -83,8 +107,13 @@ def test_graph_has_the_project_graph_shape(api, chain):
         assert node["type"] == ("service" if node["id"].startswith("service--") else "messaging")
         assert node["width"] > 0 and node["height"] > 0
     labels = {node["id"]: node["label"] for node in body["nodes"]}
-    assert labels == {"service--a": "A", "service--b": "B", "service--c": "C",
-                      "messaging--t1": "t1", "messaging--t2": "t2"}
+    assert labels == {
+        "service--a": "A",
+        "service--b": "B",
+        "service--c": "C",
+        "messaging--t1": "t1",
+        "messaging--t2": "t2",
+    }
     for edge in body["edges"]:
         assert set(edge) == EDGE_KEYS
         assert edge["id"] == f"{edge['source']}->{edge['target']}"
@@ -116,7 +145,8 @@ def test_node_colours_follow_their_category_and_the_legend_lists_categories_pres
     assert nodes["messaging--t1"]["owner"] == "Team C"
     assert nodes["service--a"]["owner"] is None
     assert body["categories"] == [
-        {"id": "category--payments", "name": "Payments", "color": category_color("Payments")}]
+        {"id": "category--payments", "name": "Payments", "color": category_color("Payments")}
+    ]
     # a focus without the category leaves it out of the legend
     focused = graph_json(api, chain, filteredIds="service--c", depth=0)
     assert focused["categories"] == []
@@ -163,19 +193,23 @@ def test_edges_start_on_their_source_box_and_end_on_their_target_box(api, chain)
 # --- filtering (CONTRACT 10) ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("depth", "expected"), [
-    (0, {"service--b"}),
-    (1, {"service--b", "messaging--t1", "messaging--t2"}),
-    (2, CHAIN),
-    (5, CHAIN),
-])
+@pytest.mark.parametrize(
+    ("depth", "expected"),
+    [
+        (0, {"service--b"}),
+        (1, {"service--b", "messaging--t1", "messaging--t2"}),
+        (2, CHAIN),
+        (5, CHAIN),
+    ],
+)
 def test_depth_keeps_nodes_within_that_many_hops(api, chain, depth, expected):
     body = graph_json(api, chain, filteredIds="service--b", depth=depth)
     assert node_ids(body) == expected
     assert body["filteredIds"] == ["service--b"] and body["depth"] == depth
     # the edges among kept nodes, and only those
-    assert edge_pairs(body) == {pair for pair in edge_pairs(graph_json(api, chain))
-                                if set(pair) <= expected}
+    assert edge_pairs(body) == {
+        pair for pair in edge_pairs(graph_json(api, chain)) if set(pair) <= expected
+    }
 
 
 def test_depth_one_keeps_only_the_edges_among_kept_nodes(api, chain):
@@ -199,8 +233,10 @@ def test_repeated_and_comma_separated_filtered_ids_are_the_same(api, chain):
     assert node_ids(repeated.json()) == {"service--a", "service--c"}
     assert repeated.json()["filteredIds"] == ["service--a", "service--c"]
     for fmt in ("graph/mermaid", "graph/svg"):
-        assert graph(api, chain, fmt, filteredIds=["service--a", "service--c"], depth=0).content \
+        assert (
+            graph(api, chain, fmt, filteredIds=["service--a", "service--c"], depth=0).content
             == graph(api, chain, fmt, filteredIds="service--a,service--c", depth=0).content
+        )
 
 
 def test_topic_id_seeds_the_topic(api, chain):
@@ -208,16 +244,20 @@ def test_topic_id_seeds_the_topic(api, chain):
     assert node_ids(body) == {"messaging--t1", "service--a", "service--b"}
 
 
-@pytest.mark.parametrize(("seed", "expected", "edges"), [
-    # A carries it; t2 through B's declaration
-    ("category--payments", {"service--a", "messaging--t2"}, set()),
-    # C carries it; t1 through A's declaration
-    ("owner--team-c", {"service--c", "messaging--t1"}, set()),
-    # B carries it; t1 through A's declaration (and B consumes t1)
-    ("flow--checkout", {"service--b", "messaging--t1"}, {("messaging--t1", "service--b")}),
-])
+@pytest.mark.parametrize(
+    ("seed", "expected", "edges"),
+    [
+        # A carries it; t2 through B's declaration
+        ("category--payments", {"service--a", "messaging--t2"}, set()),
+        # C carries it; t1 through A's declaration
+        ("owner--team-c", {"service--c", "messaging--t1"}, set()),
+        # B carries it; t1 through A's declaration (and B consumes t1)
+        ("flow--checkout", {"service--b", "messaging--t1"}, {("messaging--t1", "service--b")}),
+    ],
+)
 def test_category_owner_and_flow_seed_every_service_and_topic_carrying_them(
-        api, chain, seed, expected, edges):
+    api, chain, seed, expected, edges
+):
     body = graph_json(api, chain, filteredIds=seed, depth=0)
     assert node_ids(body) == expected
     assert edge_pairs(body) == edges
@@ -230,8 +270,7 @@ def test_category_seed_widens_with_depth(api, chain):
 
 
 def test_well_formed_id_naming_nothing_gives_an_empty_graph(api, chain):
-    for seed in ("service--nope", "messaging--nope", "category--nope", "owner--nope",
-                 "flow--nope"):
+    for seed in ("service--nope", "messaging--nope", "category--nope", "owner--nope", "flow--nope"):
         for fmt in FORMATS:
             response = graph(api, chain, fmt, filteredIds=seed)
             assert response.status_code == 200, (seed, fmt)
@@ -273,8 +312,9 @@ def test_category_ids_of_a_focus_are_the_project_ids(api, project):
     whole = graph_json(api, project)
     assert {c["name"]: c["id"] for c in whole["categories"]} == by_name
     focused = graph_json(api, project, filteredIds="service--x", depth=0)
-    assert focused["categories"] == [{"id": by_name["Payments"], "name": "Payments",
-                                      "color": category_color("Payments")}]
+    assert focused["categories"] == [
+        {"id": by_name["Payments"], "name": "Payments", "color": category_color("Payments")}
+    ]
     legend_id = focused["categories"][0]["id"]
     assert node_ids(graph_json(api, project, filteredIds=legend_id, depth=0)) == {"service--x"}
 
@@ -283,21 +323,33 @@ def test_category_ids_of_a_focus_are_the_project_ids(api, project):
 
 
 def test_graph_at_a_past_time_shows_the_state_then(api, project):
-    created = new_service(api, project, {"name": "Orders",
-                                         "produces": [{"name": "orders.created"}]})
-    put(api, f"/v1/projects/{project}/services/orders",
-        {"name": "Order Service", "produces": [{"name": "orders.created"},
-                                               {"name": "orders.paid"}]})
+    created = new_service(
+        api, project, {"name": "Orders", "produces": [{"name": "orders.created"}]}
+    )
+    put(
+        api,
+        f"/v1/projects/{project}/services/orders",
+        {
+            "name": "Order Service",
+            "produces": [{"name": "orders.created"}, {"name": "orders.paid"}],
+        },
+    )
     new_service(api, project, {"name": "Billing", "consumes": [{"name": "orders.paid"}]})
     at = created["validFrom"]
 
     then = graph_json(api, project, at=at)
     assert then["at"] == at
     assert {n["id"]: n["label"] for n in then["nodes"]} == {
-        "service--orders": "Orders", "messaging--orders-created": "orders.created"}
+        "service--orders": "Orders",
+        "messaging--orders-created": "orders.created",
+    }
     now = graph_json(api, project)
-    assert node_ids(now) == {"service--order-service", "service--billing",
-                             "messaging--orders-created", "messaging--orders-paid"}
+    assert node_ids(now) == {
+        "service--order-service",
+        "service--billing",
+        "messaging--orders-created",
+        "messaging--orders-paid",
+    }
 
     mermaid = graph(api, project, "graph/mermaid", at=at).content.decode()
     assert 'service__orders["Orders"]' in mermaid and "billing" not in mermaid
@@ -326,8 +378,7 @@ def test_an_early_at_is_echoed_with_a_four_digit_year(api, project):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("at", ["yesterday", "2024-13-01T00:00:00Z", "2024-01-01T25:00:00",
-                                "1"])
+@pytest.mark.parametrize("at", ["yesterday", "2024-13-01T00:00:00Z", "2024-01-01T25:00:00", "1"])
 def test_unparsable_at_is_400(api, chain, fmt, at):
     response = graph(api, chain, fmt, at=at)
     assert response.status_code == 400
@@ -348,9 +399,20 @@ def test_depth_out_of_range_or_not_an_integer_is_400(api, chain, fmt, depth):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("value", ["nonsense", "unknown--x", "service--", "Service--a",
-                                   "service--A", "service-a", "--a", "service--a b",
-                                   "service--b,nonsense"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "nonsense",
+        "unknown--x",
+        "service--",
+        "Service--a",
+        "service--A",
+        "service-a",
+        "--a",
+        "service--a b",
+        "service--b,nonsense",
+    ],
+)
 def test_malformed_filtered_id_is_400(api, chain, fmt, value):
     response = graph(api, chain, fmt, filteredIds=value)
     assert response.status_code == 400
@@ -436,8 +498,16 @@ def test_empty_project_renders_in_every_format(api, project):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_two_requests_give_identical_bytes(api, chain, fmt):
-    new_service(api, chain, {"name": "D", "consumes": [{"name": "t1"}, {"name": "t2"}],
-                             "category": "Search", "produces": [{"name": "t0"}]})
+    new_service(
+        api,
+        chain,
+        {
+            "name": "D",
+            "consumes": [{"name": "t1"}, {"name": "t2"}],
+            "category": "Search",
+            "produces": [{"name": "t0"}],
+        },
+    )
     first = graph(api, chain, fmt)
     second = graph(api, chain, fmt)
     assert first.status_code == second.status_code == 200
@@ -448,8 +518,7 @@ def test_json_and_svg_share_coordinates(api, chain):
     new_service(api, chain, {"name": "Lonely", "category": "Search"})
     body = graph_json(api, chain)
     root = parse_svg(graph(api, chain, "graph/svg"))
-    groups = {g.get("data-entity-id"): g for g in root.iter(f"{SVG}g")
-              if g.get("data-entity-id")}
+    groups = {g.get("data-entity-id"): g for g in root.iter(f"{SVG}g") if g.get("data-entity-id")}
     assert set(groups) == node_ids(body)
     root_width = float(root.get("width"))
     root_height = float(root.get("height"))
@@ -460,8 +529,11 @@ def test_json_and_svg_share_coordinates(api, chain):
         assert float(rect.get("width")) == node["width"]
         assert float(rect.get("height")) == node["height"]
         assert rect.get("fill") == node["color"]
-    paths = {(p.get("data-source"), p.get("data-target")) for p in root.iter(f"{SVG}path")
-             if p.get("data-source")}
+    paths = {
+        (p.get("data-source"), p.get("data-target"))
+        for p in root.iter(f"{SVG}path")
+        if p.get("data-source")
+    }
     assert paths == edge_pairs(body)
 
 
@@ -469,12 +541,20 @@ def test_json_and_svg_share_coordinates(api, chain):
 
 
 @pytest.mark.parametrize("count", [2, 12])
-def test_graph_reads_in_a_constant_number_of_queries(api, project, django_assert_max_num_queries,
-                                                     count):
+def test_graph_reads_in_a_constant_number_of_queries(
+    api, project, django_assert_max_num_queries, count
+):
     for index in range(count):
-        new_service(api, project, {"name": f"Svc {index}", "category": f"Cat {index % 3}",
-                                   "produces": [{"name": f"topic.{index}"}],
-                                   "consumes": [{"name": f"topic.{(index + 1) % count}"}]})
+        new_service(
+            api,
+            project,
+            {
+                "name": f"Svc {index}",
+                "category": f"Cat {index % 3}",
+                "produces": [{"name": f"topic.{index}"}],
+                "consumes": [{"name": f"topic.{(index + 1) % count}"}],
+            },
+        )
     with django_assert_max_num_queries(4):
         body = graph_json(api, project)
     assert len(body["nodes"]) == 2 * count
@@ -488,9 +568,11 @@ def test_graph_reads_in_a_constant_number_of_queries(api, project, django_assert
 
 
 def test_names_with_control_characters_are_refused_so_the_svg_stays_well_formed(api, project):
-    response = api.post(f"/v1/projects/{project}/services",
-                        {"name": "Bell\x07Service", "produces": [{"name": "esc\x1b[31mred"}]},
-                        content_type="application/json")
+    response = api.post(
+        f"/v1/projects/{project}/services",
+        {"name": "Bell\x07Service", "produces": [{"name": "esc\x1b[31mred"}]},
+        content_type="application/json",
+    )
     assert response.status_code == 400
     assert {v["field"] for v in response.json()["violations"]} == {"name", "produces[0].name"}
     new_service(api, project, {"name": "Tab\tand\nnewline"})

@@ -6,15 +6,17 @@ from django.test import Client
 
 
 def create(client: Client, name: str = "Payments") -> str:
-    response = client.post("/v1/projects", {"name": name, "description": ""},
-                           content_type="application/json")
+    response = client.post(
+        "/v1/projects", {"name": name, "description": ""}, content_type="application/json"
+    )
     assert response.status_code == 200, response.content
     return response.json()["id"]
 
 
 def pin(client: Client, project_id: str, **extra):
-    return client.post("/v1/pinned", {"projectId": project_id, **extra},
-                       content_type="application/json")
+    return client.post(
+        "/v1/pinned", {"projectId": project_id, **extra}, content_type="application/json"
+    )
 
 
 def test_pin_list_and_unpin(api):
@@ -62,8 +64,12 @@ def test_pin_of_missing_or_foreign_project_is_404(factory, api):
 
 
 def test_pin_with_bad_body_is_400(api):
-    for body in ({}, {"projectId": 12345678}, {"projectId": "Not An Id!"},
-                 {"projectId": "abc-defghijk", "extra": 1}):
+    for body in (
+        {},
+        {"projectId": 12345678},
+        {"projectId": "Not An Id!"},
+        {"projectId": "abc-defghijk", "extra": 1},
+    ):
         response = api.post("/v1/pinned", body, content_type="application/json")
         assert response.status_code == 400
         assert response.json()["code"] == "validation_failed"
@@ -87,9 +93,20 @@ def test_member_pins_need_csrf(factory, org):
     client = factory.member_client(factory.member(org))
     client.get("/")
     csrf = client.cookies["csrftoken"].value
-    response = client.post("/v1/projects", {"name": "Mine", "description": ""},
-                           content_type="application/json", HTTP_X_CSRFTOKEN=csrf)
+    response = client.post(
+        "/v1/projects",
+        {"name": "Mine", "description": ""},
+        content_type="application/json",
+        HTTP_X_CSRFTOKEN=csrf,
+    )
     project = response.json()["id"]
     assert pin(client, project).status_code == 403
-    assert client.post("/v1/pinned", {"projectId": project}, content_type="application/json",
-                       HTTP_X_CSRFTOKEN=csrf).status_code == 200
+    assert (
+        client.post(
+            "/v1/pinned",
+            {"projectId": project},
+            content_type="application/json",
+            HTTP_X_CSRFTOKEN=csrf,
+        ).status_code
+        == 200
+    )

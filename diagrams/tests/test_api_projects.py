@@ -15,8 +15,19 @@ from diagrams.models import Project
 
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 PROJECT_FIELDS = {
-    "id", "name", "description", "archived", "pinned", "serviceCount", "isOwner",
-    "createdBy", "createdByType", "updatedBy", "updatedByType", "createdAt", "updatedAt",
+    "id",
+    "name",
+    "description",
+    "archived",
+    "pinned",
+    "serviceCount",
+    "isOwner",
+    "createdBy",
+    "createdByType",
+    "updatedBy",
+    "updatedByType",
+    "createdAt",
+    "updatedAt",
 }
 PAGE_FIELDS = {"data", "page", "size", "total", "totalPages", "first", "last"}
 MISSING_ID = "nothing-here-abcd1234"
@@ -33,10 +44,12 @@ def roomy_plan(settings):
 # -- helpers ---------------------------------------------------------------------------
 
 
-def create(client: Client, name: str = "Checkout Platform", description: str = "",
-           expected: int = 200) -> dict:
-    response = client.post("/v1/projects", {"name": name, "description": description},
-                           content_type=JSON)
+def create(
+    client: Client, name: str = "Checkout Platform", description: str = "", expected: int = 200
+) -> dict:
+    response = client.post(
+        "/v1/projects", {"name": name, "description": description}, content_type=JSON
+    )
     assert response.status_code == expected, response.content
     return response.json()
 
@@ -108,8 +121,11 @@ def assert_bad_body(response):
 
 def assert_project_not_found(response):
     assert response.status_code == 404, response.content
-    assert response.json() == {"status": 404, "code": "project_not_found",
-                               "message": "Project not found."}
+    assert response.json() == {
+        "status": 404,
+        "code": "project_not_found",
+        "message": "Project not found.",
+    }
 
 
 def assert_forbidden(response):
@@ -134,10 +150,18 @@ def test_create_by_api_key_returns_every_project_field(api):
     assert TIMESTAMP_RE.match(project["createdAt"])
     assert project["updatedAt"] == project["createdAt"]
     assert project == {
-        "id": project["id"], "name": "Checkout Platform", "description": "Payments and carts",
-        "archived": False, "pinned": False, "serviceCount": 0, "isOwner": True,
-        "createdBy": "ci", "createdByType": "API_KEY", "updatedBy": "ci",
-        "updatedByType": "API_KEY", "createdAt": project["createdAt"],
+        "id": project["id"],
+        "name": "Checkout Platform",
+        "description": "Payments and carts",
+        "archived": False,
+        "pinned": False,
+        "serviceCount": 0,
+        "isOwner": True,
+        "createdBy": "ci",
+        "createdByType": "API_KEY",
+        "updatedBy": "ci",
+        "updatedByType": "API_KEY",
+        "createdAt": project["createdAt"],
         "updatedAt": project["createdAt"],
     }
 
@@ -172,25 +196,31 @@ def test_empty_description_is_kept(api):
     assert get(api, project["id"])["description"] == ""
 
 
-@pytest.mark.parametrize(("name", "slug"), [
-    ("Checkout Platform", "checkout-platform"),
-    ("  Café   Ünïcode!! ", "cafe-unicode"),
-    ("API v2 -- (beta)", "api-v2-beta"),
-    ("abc", "abc"),
-    ("!!!", "project"),
-    ("€€€", "project"),
-    ("日本語", "project"),
-])
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("Checkout Platform", "checkout-platform"),
+        ("  Café   Ünïcode!! ", "cafe-unicode"),
+        ("API v2 -- (beta)", "api-v2-beta"),
+        ("abc", "abc"),
+        ("!!!", "project"),
+        ("€€€", "project"),
+        ("日本語", "project"),
+    ],
+)
 def test_project_id_is_the_slug_of_the_name_and_a_random_suffix(api, name, slug):
     assert_id_shape(create(api, name)["id"], slug)
 
 
-@pytest.mark.parametrize("name", [
-    "a" * 60,
-    "word " * 11 + "words",
-    "a" * 50 + " " + "b" * 9,
-    "Z" * 51 + "!" * 9,
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a" * 60,
+        "word " * 11 + "words",
+        "a" * 50 + " " + "b" * 9,
+        "Z" * 51 + "!" * 9,
+    ],
+)
 def test_sixty_character_name_keeps_the_id_within_sixty(api, name):
     assert len(name) == 60
     project = create(api, name)
@@ -228,21 +258,24 @@ def test_a_member_is_not_owner_of_a_key_project_and_vice_versa(api, factory, org
 # -- create: bad input -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("body", "fields"), [
-    ({"name": "ab", "description": ""}, ["name"]),
-    ({"name": "x" * 61, "description": ""}, ["name"]),
-    ({"name": "   ", "description": ""}, ["name"]),
-    ({"name": "Fine", "description": "d" * 201}, ["description"]),
-    ({"name": "Fine", "description": "", "color": "red"}, ["color"]),
-    ({"description": ""}, ["name"]),
-    ({"name": "Fine"}, ["description"]),
-    ({"name": 123, "description": ""}, ["name"]),
-    ({"name": None, "description": ""}, ["name"]),
-    ({"name": "Nul\x00Name", "description": ""}, ["name"]),
-    ({"name": "Fine", "description": 5}, ["description"]),
-    ({"name": "ab", "description": "d" * 201, "extra": 1}, ["name", "description", "extra"]),
-    ({}, ["name", "description"]),
-])
+@pytest.mark.parametrize(
+    ("body", "fields"),
+    [
+        ({"name": "ab", "description": ""}, ["name"]),
+        ({"name": "x" * 61, "description": ""}, ["name"]),
+        ({"name": "   ", "description": ""}, ["name"]),
+        ({"name": "Fine", "description": "d" * 201}, ["description"]),
+        ({"name": "Fine", "description": "", "color": "red"}, ["color"]),
+        ({"description": ""}, ["name"]),
+        ({"name": "Fine"}, ["description"]),
+        ({"name": 123, "description": ""}, ["name"]),
+        ({"name": None, "description": ""}, ["name"]),
+        ({"name": "Nul\x00Name", "description": ""}, ["name"]),
+        ({"name": "Fine", "description": 5}, ["description"]),
+        ({"name": "ab", "description": "d" * 201, "extra": 1}, ["name", "description", "extra"]),
+        ({}, ["name", "description"]),
+    ],
+)
 def test_create_with_bad_body_is_400_and_creates_nothing(api, body, fields):
     response = api.post("/v1/projects", body, content_type=JSON)
     assert_validation(response, fields)
@@ -282,16 +315,19 @@ def test_create_with_a_non_object_body_is_a_violation_on_body(api, raw):
 # -- list: query errors ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("query", "param"), [
-    ("page=-1", "page"),
-    ("page=abc", "page"),
-    ("page=1.5", "page"),
-    ("size=0", "size"),
-    ("size=101", "size"),
-    ("size=abc", "size"),
-    ("pinned=maybe", "pinned"),
-    ("archived=x", "archived"),
-])
+@pytest.mark.parametrize(
+    ("query", "param"),
+    [
+        ("page=-1", "page"),
+        ("page=abc", "page"),
+        ("page=1.5", "page"),
+        ("size=0", "size"),
+        ("size=101", "size"),
+        ("size=abc", "size"),
+        ("pinned=maybe", "pinned"),
+        ("archived=x", "archived"),
+    ],
+)
 def test_list_with_invalid_query_parameter_is_bad_request(api, query, param):
     create(api)
     response = api.get(f"/v1/projects?{query}")
@@ -311,8 +347,15 @@ def test_list_size_bounds_are_accepted(api):
 
 
 def test_empty_list_envelope(api):
-    assert listing(api) == {"data": [], "page": 0, "size": 20, "total": 0, "totalPages": 0,
-                            "first": True, "last": True}
+    assert listing(api) == {
+        "data": [],
+        "page": 0,
+        "size": 20,
+        "total": 0,
+        "totalPages": 0,
+        "first": True,
+        "last": True,
+    }
 
 
 def test_list_is_most_recently_updated_first(api):
@@ -341,7 +384,13 @@ def test_list_paging_envelope(api, roomy_plan):
 
     page0 = listing(api, "size=2")
     assert {k: v for k, v in page0.items() if k != "data"} == {
-        "page": 0, "size": 2, "total": 5, "totalPages": 3, "first": True, "last": False}
+        "page": 0,
+        "size": 2,
+        "total": 5,
+        "totalPages": 3,
+        "first": True,
+        "last": False,
+    }
     assert ids(page0) == newest_first[:2]
 
     page1 = listing(api, "size=2&page=1")
@@ -349,16 +398,27 @@ def test_list_paging_envelope(api, roomy_plan):
     assert ids(page1) == newest_first[2:4]
 
     page2 = listing(api, "size=2&page=2")
-    assert (page2["page"], page2["first"], page2["last"], page2["totalPages"]) == \
-        (2, False, True, 3)
+    assert (page2["page"], page2["first"], page2["last"], page2["totalPages"]) == (
+        2,
+        False,
+        True,
+        3,
+    )
     assert ids(page2) == newest_first[4:]
 
 
 def test_page_past_the_end_is_empty_and_last(api):
     create(api), create(api)
     page = listing(api, "page=5&size=2")
-    assert page == {"data": [], "page": 5, "size": 2, "total": 2, "totalPages": 1,
-                    "first": False, "last": True}
+    assert page == {
+        "data": [],
+        "page": 5,
+        "size": 2,
+        "total": 2,
+        "totalPages": 1,
+        "first": False,
+        "last": True,
+    }
 
 
 def test_exact_multiple_of_size_has_no_extra_page(api, roomy_plan):
@@ -367,8 +427,14 @@ def test_exact_multiple_of_size_has_no_extra_page(api, roomy_plan):
     assert listing(api, "size=2")["totalPages"] == 2
     assert listing(api, "size=2&page=1")["last"] is True
     assert listing(api, "size=4") | {"data": []} == {
-        "data": [], "page": 0, "size": 4, "total": 4, "totalPages": 1,
-        "first": True, "last": True}
+        "data": [],
+        "page": 0,
+        "size": 4,
+        "total": 4,
+        "totalPages": 1,
+        "first": True,
+        "last": True,
+    }
 
 
 def test_walking_with_size_one_visits_every_project_once_in_order(api, roomy_plan):
@@ -391,8 +457,13 @@ def test_default_page_size_is_twenty(api, roomy_plan):
     for n in range(21):
         create(api, f"Many {n}")
     page = listing(api)
-    assert (page["size"], len(page["data"]), page["total"], page["totalPages"], page["last"]) \
-        == (20, 20, 21, 2, False)
+    assert (page["size"], len(page["data"]), page["total"], page["totalPages"], page["last"]) == (
+        20,
+        20,
+        21,
+        2,
+        False,
+    )
     assert len(listing(api, "page=1")["data"]) == 1
 
 
@@ -450,11 +521,14 @@ def test_query_filter_is_a_case_insensitive_partial_match_on_the_name(api, roomy
     assert listing(api, "query=nothing-like-it")["total"] == 0
 
 
-@pytest.mark.parametrize(("query", "names"), [
-    ("%25", ["100% Uptime"]),
-    ("_", []),
-    ("%25%25", []),
-])
+@pytest.mark.parametrize(
+    ("query", "names"),
+    [
+        ("%25", ["100% Uptime"]),
+        ("_", []),
+        ("%25%25", []),
+    ],
+)
 def test_query_wildcard_characters_match_literally(api, query, names):
     create(api, "Plain Name")
     create(api, "100% Uptime")
@@ -535,13 +609,16 @@ def test_update_moves_updated_at_and_records_the_updater(api, factory, org):
     assert again["updatedAt"] > updated["updatedAt"]
 
 
-@pytest.mark.parametrize("body", [
-    {},
-    {"name": "Steady"},
-    {"description": "same"},
-    {"archived": False},
-    {"name": "Steady", "description": "same", "archived": False},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"name": "Steady"},
+        {"description": "same"},
+        {"archived": False},
+        {"name": "Steady", "description": "same", "archived": False},
+    ],
+)
 def test_update_that_changes_nothing_keeps_updated_at_and_updater(api, factory, org, body):
     project = create(api, "Steady", "same")
     manager = factory.key_client(org, "manager", ["projects:manage"])
@@ -560,21 +637,26 @@ def test_update_of_missing_project_is_404(api):
 # -- update: bad input -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("body", "fields"), [
-    ({"name": "ab"}, ["name"]),
-    ({"name": "x" * 61}, ["name"]),
-    ({"name": 123}, ["name"]),
-    ({"name": None}, ["name"]),
-    ({"description": "d" * 201}, ["description"]),
-    ({"archived": "yes"}, ["archived"]),
-    ({"archived": 1}, ["archived"]),
-    ({"archived": None}, ["archived"]),
-    ({"owner": "me"}, ["owner"]),
-    ({"id": "other-id-12345678"}, ["id"]),
-    ({"name": "Good Name", "archived": "true"}, ["archived"]),
-    ({"name": "ab", "description": "d" * 201, "archived": "no"},
-     ["name", "description", "archived"]),
-])
+@pytest.mark.parametrize(
+    ("body", "fields"),
+    [
+        ({"name": "ab"}, ["name"]),
+        ({"name": "x" * 61}, ["name"]),
+        ({"name": 123}, ["name"]),
+        ({"name": None}, ["name"]),
+        ({"description": "d" * 201}, ["description"]),
+        ({"archived": "yes"}, ["archived"]),
+        ({"archived": 1}, ["archived"]),
+        ({"archived": None}, ["archived"]),
+        ({"owner": "me"}, ["owner"]),
+        ({"id": "other-id-12345678"}, ["id"]),
+        ({"name": "Good Name", "archived": "true"}, ["archived"]),
+        (
+            {"name": "ab", "description": "d" * 201, "archived": "no"},
+            ["name", "description", "archived"],
+        ),
+    ],
+)
 def test_update_with_bad_body_is_400_and_changes_nothing(api, body, fields):
     project = create(api, "Untouched", "as is")
     assert_validation(put(api, project["id"], body), fields)
@@ -585,23 +667,20 @@ def test_update_without_body_is_a_violation_on_body(api):
     project = create(api, "Untouched")
     response = api.put(f"/v1/projects/{project['id']}")
     assert_validation(response, ["body"])
-    assert_validation(api.put(f"/v1/projects/{project['id']}", "", content_type=JSON),
-                      ["body"])
+    assert_validation(api.put(f"/v1/projects/{project['id']}", "", content_type=JSON), ["body"])
     assert get(api, project["id"]) == project
 
 
 @pytest.mark.parametrize("raw", ["[]", "null"])
 def test_update_with_non_object_body_is_a_violation_on_body(api, raw):
     project = create(api, "Untouched")
-    assert_validation(api.put(f"/v1/projects/{project['id']}", raw, content_type=JSON),
-                      ["body"])
+    assert_validation(api.put(f"/v1/projects/{project['id']}", raw, content_type=JSON), ["body"])
     assert get(api, project["id"]) == project
 
 
 def test_update_with_malformed_json_is_bad_request(api):
     project = create(api, "Untouched")
-    assert_bad_body(api.put(f"/v1/projects/{project['id']}", '{"name": "New',
-                            content_type=JSON))
+    assert_bad_body(api.put(f"/v1/projects/{project['id']}", '{"name": "New', content_type=JSON))
     assert get(api, project["id"]) == project
 
 
@@ -643,8 +722,7 @@ def test_admin_member_can_update_and_delete_anyones_project(api, factory, org):
         assert_project_not_found(api.get(f"/v1/projects/{project['id']}"))
 
 
-def test_key_without_manage_permission_cannot_change_another_actors_project(
-        api, factory, org):
+def test_key_without_manage_permission_cannot_change_another_actors_project(api, factory, org):
     by_key = create(api, "Key Project")
     by_member = create(member_api(factory, org, "ada@example.com"), "Member Project")
     plain = factory.key_client(org, "plain")
@@ -673,8 +751,7 @@ def test_key_with_manage_permission_can_change_any_project(api, factory, org):
     assert limits(api)["currentProjects"] == 0
 
 
-def test_key_with_only_billing_permission_cannot_change_another_actors_project(api, factory,
-                                                                               org):
+def test_key_with_only_billing_permission_cannot_change_another_actors_project(api, factory, org):
     project = create(api)
     billing = factory.key_client(org, "billing", ["billing:manage"])
     assert_forbidden(put(billing, project["id"], {"name": "Nope"}))
@@ -704,8 +781,7 @@ def test_member_may_read_duplicate_and_pin_anyones_project(api, factory, org):
 
 def test_member_write_without_csrf_token_is_forbidden(api, factory, org):
     member = factory.member_client(factory.member(org, email="ada@example.com"))
-    response = member.post("/v1/projects", {"name": "Sneaky", "description": ""},
-                           content_type=JSON)
+    response = member.post("/v1/projects", {"name": "Sneaky", "description": ""}, content_type=JSON)
     assert_forbidden(response)
     own = create(member_api(factory, org, "bob@example.com"), "Bob's")
     assert_forbidden(member.delete(f"/v1/projects/{own['id']}"))
@@ -718,8 +794,9 @@ def test_member_write_without_csrf_token_is_forbidden(api, factory, org):
 @pytest.fixture
 def foreign_project(factory) -> dict:
     other = factory.org("globex")
-    return create(factory.key_client(other, "globex-ci", ["projects:manage"]), "Globex Secret",
-                  "theirs")
+    return create(
+        factory.key_client(other, "globex-ci", ["projects:manage"]), "Globex Secret", "theirs"
+    )
 
 
 def _attempt(client: Client, action: str, project_id: str):
@@ -736,7 +813,8 @@ def _attempt(client: Client, action: str, project_id: str):
 
 @pytest.mark.parametrize("action", ["get", "put", "delete", "duplicate", "pin"])
 def test_another_organizations_project_is_indistinguishable_from_a_missing_one(
-        factory, org, foreign_project, action):
+    factory, org, foreign_project, action
+):
     manager = factory.key_client(org, "manager", ["projects:manage"])
     foreign = _attempt(manager, action, foreign_project["id"])
     missing = _attempt(manager, action, MISSING_ID)
@@ -756,8 +834,11 @@ def test_foreign_project_is_untouched_by_attempts(factory, org, foreign_project)
     theirs = factory.key_client(globex, "globex-reader")
     seen = get(theirs, foreign_project["id"])
     assert {k: seen[k] for k in ("name", "description", "archived", "updatedAt")} == {
-        "name": "Globex Secret", "description": "theirs", "archived": False,
-        "updatedAt": foreign_project["updatedAt"]}
+        "name": "Globex Secret",
+        "description": "theirs",
+        "archived": False,
+        "updatedAt": foreign_project["updatedAt"],
+    }
     assert limits(theirs)["currentProjects"] == 1
 
 
@@ -781,8 +862,9 @@ def test_member_write_on_a_foreign_project_is_404_not_403(factory, org, foreign_
 def test_missing_project_is_404_before_the_body_is_validated(api, foreign_project):
     assert_project_not_found(put(api, foreign_project["id"], {"name": "ab"}))
     assert_project_not_found(api.put(f"/v1/projects/{MISSING_ID}"))
-    assert_project_not_found(api.post(f"/v1/projects/{MISSING_ID}/duplicate", {"name": "x"},
-                                      content_type=JSON))
+    assert_project_not_found(
+        api.post(f"/v1/projects/{MISSING_ID}/duplicate", {"name": "x"}, content_type=JSON)
+    )
 
 
 @pytest.mark.parametrize("project_id", MALFORMED_IDS)
@@ -840,8 +922,9 @@ def test_fourth_project_on_the_free_plan_is_402_and_creates_nothing(api):
     for n in range(3):
         create(api, f"Project {n}")
     assert limits(api) == {"currentProjects": 3, "maxProjects": 3}
-    response = api.post("/v1/projects", {"name": "One Too Many", "description": ""},
-                        content_type=JSON)
+    response = api.post(
+        "/v1/projects", {"name": "One Too Many", "description": ""}, content_type=JSON
+    )
     assert_limit_reached(response)
     assert limits(api) == {"currentProjects": 3, "maxProjects": 3}
     assert listing(api, "query=too%20many")["total"] == 0
@@ -853,15 +936,17 @@ def test_archived_projects_count_towards_the_limit(api):
     for project in made:
         assert put(api, project["id"], {"archived": True}).status_code == 200
     assert limits(api)["currentProjects"] == 3
-    assert_limit_reached(api.post("/v1/projects", {"name": "More", "description": ""},
-                                  content_type=JSON))
+    assert_limit_reached(
+        api.post("/v1/projects", {"name": "More", "description": ""}, content_type=JSON)
+    )
 
 
 def test_duplicate_past_the_limit_is_402_and_creates_nothing(api):
     source = [create(api, f"Project {n}") for n in range(3)][0]
     assert_limit_reached(duplicate(api, source["id"]))
-    assert_limit_reached(api.post(f"/v1/projects/{source['id']}/duplicate", {"name": "Copy"},
-                                  content_type=JSON))
+    assert_limit_reached(
+        api.post(f"/v1/projects/{source['id']}/duplicate", {"name": "Copy"}, content_type=JSON)
+    )
     assert limits(api)["currentProjects"] == 3
     assert listing(api)["total"] == 3
 
@@ -877,8 +962,9 @@ def test_limit_counts_projects_of_every_actor_in_the_organization(api, factory, 
     create(api, "By Key")
     create(member_api(factory, org, "ada@example.com"), "By Ada")
     create(factory.key_client(org, "other"), "By Other")
-    assert_limit_reached(api.post("/v1/projects", {"name": "Fourth", "description": ""},
-                                  content_type=JSON))
+    assert_limit_reached(
+        api.post("/v1/projects", {"name": "Fourth", "description": ""}, content_type=JSON)
+    )
 
 
 def test_limit_is_per_organization(api, factory):
@@ -930,8 +1016,9 @@ def test_duplicate_with_empty_json_body_or_empty_object_keeps_the_name(api, room
 
 def test_duplicate_with_a_name(api):
     source = create(api, "Original", "desc")
-    response = api.post(f"/v1/projects/{source['id']}/duplicate", {"name": "Copy"},
-                        content_type=JSON)
+    response = api.post(
+        f"/v1/projects/{source['id']}/duplicate", {"name": "Copy"}, content_type=JSON
+    )
     assert response.status_code == 200
     copy = response.json()
     assert copy["name"] == "Copy"
@@ -943,8 +1030,11 @@ def test_duplicate_by_member_is_owned_by_the_member(api, factory, org):
     source = create(api)
     member = member_api(factory, org, "ada@example.com")
     copy = duplicate(member, source["id"]).json()
-    assert (copy["createdBy"], copy["createdByType"], copy["isOwner"]) == \
-        ("ada@example.com", "MEMBER", True)
+    assert (copy["createdBy"], copy["createdByType"], copy["isOwner"]) == (
+        "ada@example.com",
+        "MEMBER",
+        True,
+    )
     assert put(member, copy["id"], {"name": "Ada's Copy"}).status_code == 200
 
 
@@ -960,24 +1050,27 @@ def test_copy_of_an_archived_pinned_project_is_neither(api):
     assert still["archived"] is True and still["pinned"] is True
 
 
-@pytest.mark.parametrize(("body", "fields"), [
-    ({"name": "ab"}, ["name"]),
-    ({"name": "x" * 61}, ["name"]),
-    ({"name": 123}, ["name"]),
-    ({"description": "copied"}, ["description"]),
-    ({"name": "Fine", "archived": True}, ["archived"]),
-])
+@pytest.mark.parametrize(
+    ("body", "fields"),
+    [
+        ({"name": "ab"}, ["name"]),
+        ({"name": "x" * 61}, ["name"]),
+        ({"name": 123}, ["name"]),
+        ({"description": "copied"}, ["description"]),
+        ({"name": "Fine", "archived": True}, ["archived"]),
+    ],
+)
 def test_duplicate_with_bad_body_is_400_and_creates_nothing(api, body, fields):
     source = create(api)
-    assert_validation(api.post(f"/v1/projects/{source['id']}/duplicate", body,
-                               content_type=JSON), fields)
+    assert_validation(
+        api.post(f"/v1/projects/{source['id']}/duplicate", body, content_type=JSON), fields
+    )
     assert limits(api)["currentProjects"] == 1
 
 
 def test_duplicate_with_malformed_json_is_bad_request(api):
     source = create(api)
-    assert_bad_body(api.post(f"/v1/projects/{source['id']}/duplicate", "{nope",
-                             content_type=JSON))
+    assert_bad_body(api.post(f"/v1/projects/{source['id']}/duplicate", "{nope", content_type=JSON))
     assert limits(api)["currentProjects"] == 1
 
 
@@ -990,8 +1083,9 @@ def _list_queries(client: Client) -> tuple[int, dict]:
     return len(captured), page
 
 
-def test_list_runs_a_constant_number_of_queries(api, factory, org, roomy_plan,
-                                                django_assert_max_num_queries):
+def test_list_runs_a_constant_number_of_queries(
+    api, factory, org, roomy_plan, django_assert_max_num_queries
+):
     for n in range(3):
         pin(api, create(api, f"Small {n}")["id"])
     with django_assert_max_num_queries(4):
@@ -999,8 +1093,9 @@ def test_list_runs_a_constant_number_of_queries(api, factory, org, roomy_plan,
     assert page["total"] == 3
 
     for n in range(17):
-        project = create(member_api(factory, org, f"m{n}@example.com") if n < 2 else api,
-                         f"Large {n}")
+        project = create(
+            member_api(factory, org, f"m{n}@example.com") if n < 2 else api, f"Large {n}"
+        )
         pin(api, project["id"])
     with django_assert_max_num_queries(4):
         many, page = _list_queries(api)
@@ -1013,4 +1108,3 @@ def test_get_one_project_runs_few_queries(api, django_assert_max_num_queries):
     pin(api, project["id"])
     with django_assert_max_num_queries(3):
         assert get(api, project["id"])["pinned"] is True
-

@@ -17,18 +17,56 @@ TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 MISSING_ID = "nothing-here-abcd1234"
 MALFORMED_IDS = ["UPPER-case-id1", "bad_id!", "short", "trailing-hyphen-"]
 SERVICE_FIELDS_ALWAYS = {
-    "slug", "name", "flows", "consumes", "produces", "extras", "createdBy", "createdByType",
-    "createdAt", "updatedBy", "updatedByType", "updatedAt", "validFrom", "validUntil",
+    "slug",
+    "name",
+    "flows",
+    "consumes",
+    "produces",
+    "extras",
+    "createdBy",
+    "createdByType",
+    "createdAt",
+    "updatedBy",
+    "updatedByType",
+    "updatedAt",
+    "validFrom",
+    "validUntil",
 }
 RAW_FIELDS = {
-    "snapshotId", "serviceId", "projectId", "version", "deleted", "slug", "name",
-    "description", "category", "owner", "flows", "consumes", "produces", "extras",
-    "createdBy", "createdByType", "createdAt", "updatedBy", "updatedByType", "validFrom",
+    "snapshotId",
+    "serviceId",
+    "projectId",
+    "version",
+    "deleted",
+    "slug",
+    "name",
+    "description",
+    "category",
+    "owner",
+    "flows",
+    "consumes",
+    "produces",
+    "extras",
+    "createdBy",
+    "createdByType",
+    "createdAt",
+    "updatedBy",
+    "updatedByType",
+    "validFrom",
     "validUntil",
 }
 # What a snapshot carries about the service itself, not who wrote it or when.
-CONTENT_FIELDS = ("slug", "name", "description", "category", "owner", "flows", "consumes",
-                  "produces", "extras")
+CONTENT_FIELDS = (
+    "slug",
+    "name",
+    "description",
+    "category",
+    "owner",
+    "flows",
+    "consumes",
+    "produces",
+    "extras",
+)
 
 
 # -- helpers ---------------------------------------------------------------------------
@@ -136,8 +174,11 @@ def assert_bad_query(response):
 
 def assert_project_not_found(response):
     assert response.status_code == 404, response.content
-    assert response.json() == {"status": 404, "code": "project_not_found",
-                               "message": "Project not found."}
+    assert response.json() == {
+        "status": 404,
+        "code": "project_not_found",
+        "message": "Project not found.",
+    }
 
 
 def assert_service_not_found(response):
@@ -176,8 +217,13 @@ FULL_BODY = {
     "flows": ["Checkout", "Refunds"],
     "consumes": [
         {"name": "payments.settled"},
-        {"name": "carts.closed", "category": "Events", "owner": "Team Cart",
-         "flows": ["Checkout"], "extras": {"retention": "7d"}},
+        {
+            "name": "carts.closed",
+            "category": "Events",
+            "owner": "Team Cart",
+            "flows": ["Checkout"],
+            "extras": {"retention": "7d"},
+        },
     ],
     "produces": [{"name": "orders.created", "owner": "Team Checkout"}],
     "extras": {"repo": "github.com/acme/orders", "tier": "1"},
@@ -193,10 +239,19 @@ def test_create_with_only_a_name_returns_the_minimal_service(api, pid):
     for key in ("createdAt", "updatedAt", "validFrom"):
         assert TIMESTAMP_RE.match(service[key]), service[key]
     assert service == {
-        "slug": "order-api", "name": "Order API", "flows": [], "consumes": [], "produces": [],
-        "extras": {}, "createdBy": "ci", "createdByType": "API_KEY",
-        "createdAt": service["createdAt"], "updatedBy": "ci", "updatedByType": "API_KEY",
-        "updatedAt": service["createdAt"], "validFrom": service["createdAt"],
+        "slug": "order-api",
+        "name": "Order API",
+        "flows": [],
+        "consumes": [],
+        "produces": [],
+        "extras": {},
+        "createdBy": "ci",
+        "createdByType": "API_KEY",
+        "createdAt": service["createdAt"],
+        "updatedBy": "ci",
+        "updatedByType": "API_KEY",
+        "updatedAt": service["createdAt"],
+        "validFrom": service["createdAt"],
         "validUntil": None,
     }
 
@@ -212,8 +267,13 @@ def test_create_with_every_field_echoes_them_and_topics_keep_only_what_was_set(a
     assert service["flows"] == ["Checkout", "Refunds"]
     assert service["consumes"] == [
         {"name": "payments.settled"},
-        {"name": "carts.closed", "category": "Events", "owner": "Team Cart",
-         "flows": ["Checkout"], "extras": {"retention": "7d"}},
+        {
+            "name": "carts.closed",
+            "category": "Events",
+            "owner": "Team Cart",
+            "flows": ["Checkout"],
+            "extras": {"retention": "7d"},
+        },
     ]
     assert service["produces"] == [{"name": "orders.created", "owner": "Team Checkout"}]
     assert service["extras"] == {"repo": "github.com/acme/orders", "tier": "1"}
@@ -223,18 +283,27 @@ def test_create_with_every_field_echoes_them_and_topics_keep_only_what_was_set(a
 
 
 def test_topic_attributes_sent_as_null_are_left_out(api, pid):
-    service = create_service(api, pid, {"name": "Billing", "produces": [
-        {"name": "invoices", "category": None, "owner": None, "flows": None}]})
+    service = create_service(
+        api,
+        pid,
+        {
+            "name": "Billing",
+            "produces": [{"name": "invoices", "category": None, "owner": None, "flows": None}],
+        },
+    )
     assert service["produces"] == [{"name": "invoices"}]
 
 
-@pytest.mark.parametrize(("name", "slug"), [
-    ("Order API", "order-api"),
-    ("  Order   API  ", "order-api"),
-    ("Payments_Gateway v2", "payments_gateway-v2"),
-    ("Café Säle", "cafe-sale"),
-    ("C++ Engine!", "c-engine"),
-])
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("Order API", "order-api"),
+        ("  Order   API  ", "order-api"),
+        ("Payments_Gateway v2", "payments_gateway-v2"),
+        ("Café Säle", "cafe-sale"),
+        ("C++ Engine!", "c-engine"),
+    ],
+)
 def test_slug_is_the_django_slugify_of_the_name(api, pid, name, slug):
     service = create_service(api, pid, name)
     assert service["slug"] == slug
@@ -356,7 +425,8 @@ def test_a_malformed_project_id_is_project_not_found(api, method, suffix, body, 
 
 @pytest.mark.parametrize(("method", "suffix", "body"), SERVICE_ENDPOINTS)
 def test_another_organizations_project_answers_like_a_missing_one(
-        factory, api, method, suffix, body):
+    factory, api, method, suffix, body
+):
     globex = factory.key_client(factory.org("globex"), "ci")
     foreign = new_project(globex, "Globex Platform")
     create_service(globex, foreign, {"name": "Orders", "owner": "Globex Team"})
@@ -394,10 +464,17 @@ def test_put_changes_only_the_fields_it_names(api, pid):
 
 def test_put_replaces_lists_and_extras_rather_than_merging(api, pid):
     create_service(api, pid, FULL_BODY)
-    response = put_service(api, pid, "order-api", {
-        "flows": ["Returns"], "consumes": [], "produces": [{"name": "orders.cancelled"}],
-        "extras": {"tier": "2"},
-    })
+    response = put_service(
+        api,
+        pid,
+        "order-api",
+        {
+            "flows": ["Returns"],
+            "consumes": [],
+            "produces": [{"name": "orders.cancelled"}],
+            "extras": {"tier": "2"},
+        },
+    )
     assert response.status_code == 200, response.content
     service = get_service(api, pid, "order-api")
     assert service["flows"] == ["Returns"]
@@ -424,9 +501,18 @@ def test_put_response_records_the_writer_and_a_new_validity(api, deployer, pid):
 
 def test_put_null_clears_the_nullable_fields(api, pid):
     create_service(api, pid, FULL_BODY)
-    response = put_service(api, pid, "order-api", {
-        "description": None, "category": None, "owner": None, "flows": None, "extras": None,
-    })
+    response = put_service(
+        api,
+        pid,
+        "order-api",
+        {
+            "description": None,
+            "category": None,
+            "owner": None,
+            "flows": None,
+            "extras": None,
+        },
+    )
     assert response.status_code == 200, response.content
     for service in (response.json(), get_service(api, pid, "order-api")):
         assert "description" not in service
@@ -470,8 +556,9 @@ def test_rename_moves_the_slug(api, pid):
     assert_service_not_found(put_service(api, pid, "order-api", {"owner": "x"}))
     assert slugs(list_services(api, pid)) == ["order-service"]
     # the rest of the service came along
-    assert {**content(created), "slug": "order-service", "name": "Order Service"} == \
-        content(renamed)
+    assert {**content(created), "slug": "order-service", "name": "Order Service"} == content(
+        renamed
+    )
 
 
 def test_rename_keeps_the_same_service_identity(api, pid):
@@ -620,8 +707,7 @@ def test_failed_writes_leave_the_project_untouched(api, deployer, pid):
 # -- duplicate -------------------------------------------------------------------------
 
 
-def test_duplicate_copies_the_current_services_made_by_the_duplicating_key(
-        api, deployer, pid):
+def test_duplicate_copies_the_current_services_made_by_the_duplicating_key(api, deployer, pid):
     create_service(api, pid, FULL_BODY)
     create_service(api, pid, {"name": "Payments", "owner": "Team Pay"})
     create_service(api, pid, "Legacy Billing")
@@ -631,14 +717,18 @@ def test_duplicate_copies_the_current_services_made_by_the_duplicating_key(
     source_project = get_project(api, pid)
     source_history = history_total(api, pid)
 
-    response = deployer.post(f"/v1/projects/{pid}/duplicate", {"name": "Checkout Copy"},
-                             content_type=JSON)
+    response = deployer.post(
+        f"/v1/projects/{pid}/duplicate", {"name": "Checkout Copy"}, content_type=JSON
+    )
     assert response.status_code == 200, response.content
     copy = response.json()
     assert copy["id"] != pid
     assert copy["serviceCount"] == 2
     assert (copy["createdBy"], copy["updatedBy"], copy["updatedByType"]) == (
-        "deployer", "deployer", "API_KEY")
+        "deployer",
+        "deployer",
+        "API_KEY",
+    )
     assert get_project(api, copy["id"])["serviceCount"] == 2
 
     copied = list_services(api, copy["id"])
@@ -694,40 +784,72 @@ def extras(count: int) -> dict:
 # (body at the limit, body one past it, violation field); each body has a distinct name.
 LIMITS = {
     "name": ({"name": "n" * 60}, {"name": "n" * 61}, "name"),
-    "description": ({"name": "D", "description": "d" * 200},
-                    {"name": "D", "description": "d" * 201}, "description"),
-    "category": ({"name": "C", "category": "c" * 60}, {"name": "C", "category": "c" * 61},
-                 "category"),
+    "description": (
+        {"name": "D", "description": "d" * 200},
+        {"name": "D", "description": "d" * 201},
+        "description",
+    ),
+    "category": (
+        {"name": "C", "category": "c" * 60},
+        {"name": "C", "category": "c" * 61},
+        "category",
+    ),
     "owner": ({"name": "O", "owner": "o" * 60}, {"name": "O", "owner": "o" * 61}, "owner"),
-    "flow name": ({"name": "F", "flows": ["ok", "f" * 100]},
-                  {"name": "F", "flows": ["ok", "f" * 101]}, "flows[1]"),
-    "produced topic name": ({"name": "P", "produces": topics("t" * 255)},
-                            {"name": "P", "produces": topics("t" * 256)}, "produces[0].name"),
-    "consumed topic name": ({"name": "Q", "consumes": topics("a", "t" * 255)},
-                            {"name": "Q", "consumes": topics("a", "t" * 256)},
-                            "consumes[1].name"),
-    "topic category": ({"name": "TC", "produces": [{"name": "t", "category": "c" * 60}]},
-                       {"name": "TC", "produces": [{"name": "t", "category": "c" * 61}]},
-                       "produces[0].category"),
-    "topic owner": ({"name": "TO", "consumes": [{"name": "t", "owner": "o" * 60}]},
-                    {"name": "TO", "consumes": [{"name": "t", "owner": "o" * 61}]},
-                    "consumes[0].owner"),
-    "topic flow name": ({"name": "TF", "produces": [{"name": "t", "flows": ["f" * 100]}]},
-                        {"name": "TF", "produces": [{"name": "t", "flows": ["f" * 101]}]},
-                        "produces[0].flows[0]"),
-    "extras count": ({"name": "E", "extras": extras(20)}, {"name": "E", "extras": extras(21)},
-                     "extras"),
-    "extras key": ({"name": "K", "extras": {"k" * 100: "v"}},
-                   {"name": "K", "extras": {"k" * 101: "v"}}, "extras." + "k" * 101),
-    "extras value": ({"name": "V", "extras": {"owner-team": "v" * 500}},
-                     {"name": "V", "extras": {"owner-team": "v" * 501}}, "extras.owner-team"),
-    "topic extras count": ({"name": "TE", "produces": [{"name": "t", "extras": extras(20)}]},
-                           {"name": "TE", "produces": [{"name": "t", "extras": extras(21)}]},
-                           "produces[0].extras"),
+    "flow name": (
+        {"name": "F", "flows": ["ok", "f" * 100]},
+        {"name": "F", "flows": ["ok", "f" * 101]},
+        "flows[1]",
+    ),
+    "produced topic name": (
+        {"name": "P", "produces": topics("t" * 255)},
+        {"name": "P", "produces": topics("t" * 256)},
+        "produces[0].name",
+    ),
+    "consumed topic name": (
+        {"name": "Q", "consumes": topics("a", "t" * 255)},
+        {"name": "Q", "consumes": topics("a", "t" * 256)},
+        "consumes[1].name",
+    ),
+    "topic category": (
+        {"name": "TC", "produces": [{"name": "t", "category": "c" * 60}]},
+        {"name": "TC", "produces": [{"name": "t", "category": "c" * 61}]},
+        "produces[0].category",
+    ),
+    "topic owner": (
+        {"name": "TO", "consumes": [{"name": "t", "owner": "o" * 60}]},
+        {"name": "TO", "consumes": [{"name": "t", "owner": "o" * 61}]},
+        "consumes[0].owner",
+    ),
+    "topic flow name": (
+        {"name": "TF", "produces": [{"name": "t", "flows": ["f" * 100]}]},
+        {"name": "TF", "produces": [{"name": "t", "flows": ["f" * 101]}]},
+        "produces[0].flows[0]",
+    ),
+    "extras count": (
+        {"name": "E", "extras": extras(20)},
+        {"name": "E", "extras": extras(21)},
+        "extras",
+    ),
+    "extras key": (
+        {"name": "K", "extras": {"k" * 100: "v"}},
+        {"name": "K", "extras": {"k" * 101: "v"}},
+        "extras." + "k" * 101,
+    ),
+    "extras value": (
+        {"name": "V", "extras": {"owner-team": "v" * 500}},
+        {"name": "V", "extras": {"owner-team": "v" * 501}},
+        "extras.owner-team",
+    ),
+    "topic extras count": (
+        {"name": "TE", "produces": [{"name": "t", "extras": extras(20)}]},
+        {"name": "TE", "produces": [{"name": "t", "extras": extras(21)}]},
+        "produces[0].extras",
+    ),
     "topic extras value": (
         {"name": "TV", "consumes": [{"name": "t", "extras": {"note": "v" * 500}}]},
         {"name": "TV", "consumes": [{"name": "t", "extras": {"note": "v" * 501}}]},
-        "consumes[0].extras.note"),
+        "consumes[0].extras.note",
+    ),
 }
 
 
@@ -777,20 +899,27 @@ BAD_CREATES = {
     "unknown property": ({"name": "A", "colour": "red"}, ["colour"]),
     "unknown topic property": (
         {"name": "A", "produces": [{"name": "x"}, {"name": "y", "colour": "red"}]},
-        ["produces[1].colour"]),
+        ["produces[1].colour"],
+    ),
     "consumes a string": ({"name": "A", "consumes": "orders"}, ["consumes"]),
     "consumes an object": ({"name": "A", "consumes": {"name": "orders"}}, ["consumes"]),
     "topic not an object": ({"name": "A", "produces": ["orders"]}, ["produces[0]"]),
     "topic without name": ({"name": "A", "produces": [{"owner": "x"}]}, ["produces[0].name"]),
     "empty topic name": ({"name": "A", "consumes": [{"name": ""}]}, ["consumes[0].name"]),
-    "same topic twice": ({"name": "A", "produces": topics("orders", "orders")},
-                         ["produces[1].name"]),
-    "same topic twice in consumes": ({"name": "A", "consumes": topics("a", "b", "a")},
-                                     ["consumes[2].name"]),
+    "same topic twice": (
+        {"name": "A", "produces": topics("orders", "orders")},
+        ["produces[1].name"],
+    ),
+    "same topic twice in consumes": (
+        {"name": "A", "consumes": topics("a", "b", "a")},
+        ["consumes[2].name"],
+    ),
     "extras not an object": ({"name": "A", "extras": ["x"]}, ["extras"]),
     "extras value not a string": ({"name": "A", "extras": {"tier": 1}}, ["extras.tier"]),
-    "null topic extras": ({"name": "A", "produces": [{"name": "t", "extras": None}]},
-                          ["produces[0].extras"]),
+    "null topic extras": (
+        {"name": "A", "produces": [{"name": "t", "extras": None}]},
+        ["produces[0].extras"],
+    ),
     "two violations at once": ({"name": "n" * 61, "colour": "red"}, ["name", "colour"]),
 }
 
@@ -810,8 +939,9 @@ def test_a_violation_carries_the_rejected_value(api, pid):
 
 
 def test_the_same_topic_may_be_both_consumed_and_produced(api, pid):
-    service = create_service(api, pid, {"name": "Relay", "consumes": topics("orders"),
-                                        "produces": topics("orders")})
+    service = create_service(
+        api, pid, {"name": "Relay", "consumes": topics("orders"), "produces": topics("orders")}
+    )
     assert service["consumes"] == service["produces"] == [{"name": "orders"}]
 
 
@@ -823,15 +953,15 @@ def test_topic_names_differing_in_case_are_distinct_topics(api, pid):
 def test_put_with_an_unknown_property_or_duplicate_topic_is_a_violation(api, pid):
     created = create_service(api, pid, "Orders")
     assert_validation(put_service(api, pid, "orders", {"colour": "red"}), ["colour"])
-    assert_validation(put_service(api, pid, "orders", {"consumes": topics("x", "x")}),
-                      ["consumes[1].name"])
+    assert_validation(
+        put_service(api, pid, "orders", {"consumes": topics("x", "x")}), ["consumes[1].name"]
+    )
     assert_validation(put_service(api, pid, "orders", {"name": ""}), ["name"])
     assert get_service(api, pid, "orders") == created
     assert history_total(api, pid) == 1
 
 
-@pytest.mark.parametrize("body", ["{not json", '{"name": "A",}', "{'name': 'A'}",
-                                  '{"name": NaN}'])
+@pytest.mark.parametrize("body", ["{not json", '{"name": "A",}', "{'name': 'A'}", '{"name": NaN}'])
 def test_a_body_that_is_not_json_is_bad_request(api, pid, body):
     assert_bad_body(api.post(services_url(pid), body, content_type=JSON))
     create_service(api, pid, "Orders")
@@ -881,13 +1011,27 @@ def test_raw_of_a_minimal_service_shows_every_field_with_its_nulls(api, pid):
     assert raw["snapshotId"] != raw["serviceId"]
     assert TIMESTAMP_RE.match(raw["validFrom"]) and TIMESTAMP_RE.match(raw["createdAt"])
     assert raw == {
-        "snapshotId": raw["snapshotId"], "serviceId": raw["serviceId"], "projectId": pid,
-        "version": 1, "deleted": False, "slug": "orders", "name": "Orders",
-        "description": None, "category": None, "owner": None, "flows": None,
-        "consumes": [], "produces": [], "extras": None,
-        "createdBy": "ci", "createdByType": "API_KEY", "createdAt": service["createdAt"],
-        "updatedBy": "ci", "updatedByType": "API_KEY",
-        "validFrom": service["validFrom"], "validUntil": None,
+        "snapshotId": raw["snapshotId"],
+        "serviceId": raw["serviceId"],
+        "projectId": pid,
+        "version": 1,
+        "deleted": False,
+        "slug": "orders",
+        "name": "Orders",
+        "description": None,
+        "category": None,
+        "owner": None,
+        "flows": None,
+        "consumes": [],
+        "produces": [],
+        "extras": None,
+        "createdBy": "ci",
+        "createdByType": "API_KEY",
+        "createdAt": service["createdAt"],
+        "updatedBy": "ci",
+        "updatedByType": "API_KEY",
+        "validFrom": service["validFrom"],
+        "validUntil": None,
     }
 
 
@@ -898,7 +1042,10 @@ def test_raw_of_a_full_service_shows_the_stored_values(api, deployer, pid):
     assert raw["version"] == 2
     assert raw["deleted"] is False
     assert (raw["description"], raw["category"], raw["owner"]) == (
-        "Takes orders from the storefront", "Core", "Ops")
+        "Takes orders from the storefront",
+        "Core",
+        "Ops",
+    )
     assert raw["flows"] == ["Checkout", "Refunds"]
     assert raw["extras"] == {"repo": "github.com/acme/orders", "tier": "1"}
     assert [t["name"] for t in raw["consumes"]] == ["payments.settled", "carts.closed"]
@@ -914,11 +1061,18 @@ def test_raw_of_a_full_service_shows_the_stored_values(api, deployer, pid):
 
 def make_services(client: Client, project_id: str, count: int):
     for i in range(count):
-        create_service(client, project_id, {
-            "name": f"Service {i:02d}", "owner": f"Team {i % 3}", "flows": ["Checkout"],
-            "produces": topics(f"topic-{i}"), "consumes": topics(f"topic-{i + 1}"),
-            "extras": {"index": str(i)},
-        })
+        create_service(
+            client,
+            project_id,
+            {
+                "name": f"Service {i:02d}",
+                "owner": f"Team {i % 3}",
+                "flows": ["Checkout"],
+                "produces": topics(f"topic-{i}"),
+                "consumes": topics(f"topic-{i + 1}"),
+                "extras": {"index": str(i)},
+            },
+        )
 
 
 def count_queries(client: Client, path: str) -> int:
@@ -933,7 +1087,8 @@ QUERY_BUDGET = 4
 
 @pytest.mark.parametrize("count", [2, 15])
 def test_listing_services_runs_a_small_constant_number_of_queries(
-        api, pid, count, django_assert_max_num_queries):
+    api, pid, count, django_assert_max_num_queries
+):
     make_services(api, pid, count)
     with django_assert_max_num_queries(QUERY_BUDGET):
         response = api.get(services_url(pid))
@@ -950,7 +1105,8 @@ def test_listing_services_costs_the_same_queries_for_2_and_15_services(api):
 
 @pytest.mark.parametrize("count", [2, 15])
 def test_reading_one_service_runs_a_small_constant_number_of_queries(
-        api, pid, count, django_assert_max_num_queries):
+    api, pid, count, django_assert_max_num_queries
+):
     make_services(api, pid, count)
     with django_assert_max_num_queries(QUERY_BUDGET):
         response = api.get(service_url(pid, "service-01"))
@@ -960,11 +1116,13 @@ def test_reading_one_service_runs_a_small_constant_number_of_queries(
     assert response.status_code == 200
 
 
-
 def test_a_topic_without_a_name_is_refused_on_update_too(api, pid):
     """Found by schema fuzzing: partial updates must not make a topic's name optional."""
     create_service(api, pid, "Orders")
-    response = api.put(f"/v1/projects/{pid}/services/orders",
-                       {"produces": [{"category": "x"}]}, content_type="application/json")
+    response = api.put(
+        f"/v1/projects/{pid}/services/orders",
+        {"produces": [{"category": "x"}]},
+        content_type="application/json",
+    )
     assert response.status_code == 400
     assert response.json()["violations"][0]["field"] == "produces[0].name"

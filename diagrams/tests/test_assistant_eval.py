@@ -14,9 +14,25 @@ from diagrams.assistant.evaluation import (
 
 DATA = load_evaluation()
 SUBSET = representative_subset(DATA, per_kind=2)
-KINDS = {"producers", "consumers", "service_io", "impact", "path", "owner_of", "team_owns",
-         "flow_members", "category_members", "orphans", "cycles", "busiest", "changes",
-         "summary", "follow_up", "unknown", "isolation"}
+KINDS = {
+    "producers",
+    "consumers",
+    "service_io",
+    "impact",
+    "path",
+    "owner_of",
+    "team_owns",
+    "flow_members",
+    "category_members",
+    "orphans",
+    "cycles",
+    "busiest",
+    "changes",
+    "summary",
+    "follow_up",
+    "unknown",
+    "isolation",
+}
 
 
 @pytest.mark.parametrize("question", SUBSET, ids=[q["id"] for q in SUBSET])

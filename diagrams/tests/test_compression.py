@@ -16,8 +16,15 @@ ENDPOINTS = ["graph", "graph/svg", "graph/mermaid", "services", "entities"]
 def project(api):
     project = new_project(api, "Compressed <shop> & co")
     for i in range(12):
-        new_service(api, project, {"name": f"Service {i}", "produces": [{"name": f"t{i}"}],
-                                   "consumes": [{"name": f"t{(i + 1) % 12}"}]})
+        new_service(
+            api,
+            project,
+            {
+                "name": f"Service {i}",
+                "produces": [{"name": f"t{i}"}],
+                "consumes": [{"name": f"t{(i + 1) % 12}"}],
+            },
+        )
     return project
 
 
@@ -35,16 +42,19 @@ def test_gzip_when_asked_is_the_plain_body_compressed(api, project, endpoint):
     assert len(packed.content) < len(plain.content) / 3
 
 
-@pytest.mark.parametrize("header", ["identity", "gzip;q=0", "br", "deflate", "*;q=0",
-                                    "gzip;q=0, *", "gzip;q=abc", "x" * 2000])
+@pytest.mark.parametrize(
+    "header",
+    ["identity", "gzip;q=0", "br", "deflate", "*;q=0", "gzip;q=0, *", "gzip;q=abc", "x" * 2000],
+)
 def test_no_gzip_unless_accepted(api, project, header):
     response = api.get(f"/v1/projects/{project}/graph/svg", HTTP_ACCEPT_ENCODING=header)
     assert response.status_code == 200 and "Content-Encoding" not in response
     assert response.content.startswith(b"<svg")
 
 
-@pytest.mark.parametrize("header", ["GZIP", "x-gzip", "*", "br;q=1, gzip;q=0.5",
-                                    "deflate, gzip;q=0.001"])
+@pytest.mark.parametrize(
+    "header", ["GZIP", "x-gzip", "*", "br;q=1, gzip;q=0.5", "deflate, gzip;q=0.001"]
+)
 def test_gzip_spellings(api, project, header):
     response = api.get(f"/v1/projects/{project}/graph/svg", HTTP_ACCEPT_ENCODING=header)
     assert response["Content-Encoding"] == "gzip"

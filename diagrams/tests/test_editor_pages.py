@@ -27,13 +27,19 @@ def project(api):
 
 def form_data(**overrides) -> dict:
     data = {
-        "name": "Checkout", "description": "Takes orders", "category": "core",
-        "owner": "team-shop", "flows": "buy, refund",
-        "consumes-name": ["cart.updated", ""], "consumes-category": ["", ""],
+        "name": "Checkout",
+        "description": "Takes orders",
+        "category": "core",
+        "owner": "team-shop",
+        "flows": "buy, refund",
+        "consumes-name": ["cart.updated", ""],
+        "consumes-category": ["", ""],
         "consumes-owner": ["", ""],
         "produces-name": ["orders.placed", "orders.cancelled", ""],
-        "produces-category": ["events", "", ""], "produces-owner": ["", "team-b", ""],
-        "extras-key": ["repo", "tier", ""], "extras-value": ["git@x:shop.git", "1", ""],
+        "produces-category": ["events", "", ""],
+        "produces-owner": ["", "team-b", ""],
+        "extras-key": ["repo", "tier", ""],
+        "extras-value": ["git@x:shop.git", "1", ""],
     }
     data.update(overrides)
     return data
@@ -47,8 +53,9 @@ def row_slices(html: str, fieldset: str) -> list[str]:
     """The HTML of each rendered row of one fieldset (consumes, produces, extras)."""
     start = html.index(f'data-rows="{fieldset}"')
     end = html.index("</fieldset>", start)
-    section = html[start:html.index("<template", start) if "<template" in html[start:end]
-                   else end]
+    section = html[
+        start : html.index("<template", start) if "<template" in html[start:end] else end
+    ]
     return section.split('<div class="editor-row" data-row>')[1:]
 
 
@@ -64,8 +71,10 @@ def test_create_through_the_form(browser, api, project):
     assert body["category"] == "core" and body["owner"] == "team-shop"
     assert body["flows"] == ["buy", "refund"]
     assert body["consumes"] == [{"name": "cart.updated"}]
-    assert body["produces"] == [{"name": "orders.placed", "category": "events"},
-                                {"name": "orders.cancelled", "owner": "team-b"}]
+    assert body["produces"] == [
+        {"name": "orders.placed", "category": "events"},
+        {"name": "orders.cancelled", "owner": "team-b"},
+    ]
     assert body["extras"] == {"repo": "git@x:shop.git", "tier": "1"}
     assert body["updatedByType"] == "MEMBER"
     listing = browser.get(response["Location"])
@@ -73,8 +82,11 @@ def test_create_through_the_form(browser, api, project):
 
 
 def test_topic_names_of_the_project_are_offered(browser, api, project):
-    new_service(api, project, {"name": "Billing", "produces": [{"name": "invoices.sent"}],
-                               "category": "money"})
+    new_service(
+        api,
+        project,
+        {"name": "Billing", "produces": [{"name": "invoices.sent"}], "category": "money"},
+    )
     html = browser.get(f"/projects/{project}/services/new/").content.decode()
     assert '<datalist id="topic-names"><option value="invoices.sent">' in html
     assert '<option value="money">' in html
@@ -84,8 +96,7 @@ def test_topic_names_of_the_project_are_offered(browser, api, project):
 def test_invalid_form_keeps_everything_and_shows_errors_beside_fields(browser, api, project):
     before = history_total(api, project)
     long_topic = "t" * 256
-    data = form_data(**{"name": "N" * 61,
-                        "produces-name": ["orders.placed", long_topic, ""]})
+    data = form_data(**{"name": "N" * 61, "produces-name": ["orders.placed", long_topic, ""]})
     response = browser.post(f"/projects/{project}/services/new/", data)
     assert response.status_code == 400
     html = response.content.decode()
@@ -96,7 +107,7 @@ def test_invalid_form_keeps_everything_and_shows_errors_beside_fields(browser, a
     assert 'value="git@x:shop.git"' in html and 'value="cart.updated"' in html
     # the name's error right after the name field
     name_at = html.index('name="name"')
-    assert "no more than 60 characters" in html[name_at:html.index('name="description"')]
+    assert "no more than 60 characters" in html[name_at : html.index('name="description"')]
     # the topic's error in the second produced row, not in the first
     rows = row_slices(html, "produces")
     assert 'value="orders.placed"' in rows[0] and "field-error" not in rows[0]
@@ -110,13 +121,16 @@ def test_invalid_form_keeps_everything_and_shows_errors_beside_fields(browser, a
 def test_duplicate_name_is_shown_on_the_name(browser, api, project):
     new_service(api, project, {"name": "Checkout"})
     before = history_total(api, project)
-    response = browser.post(f"/projects/{project}/services/new/",
-                            form_data(name="checkout", description="Second"))
+    response = browser.post(
+        f"/projects/{project}/services/new/", form_data(name="checkout", description="Second")
+    )
     assert response.status_code == 409
     html = response.content.decode()
     name_at = html.index('name="name"')
-    assert "Another service of this project has this name." in \
-        html[name_at:html.index('name="description"')]
+    assert (
+        "Another service of this project has this name."
+        in html[name_at : html.index('name="description"')]
+    )
     assert 'value="checkout"' in html and ">Second</textarea>" in html
     assert 'value="orders.cancelled"' in html
     assert history_total(api, project) == before
@@ -124,8 +138,10 @@ def test_duplicate_name_is_shown_on_the_name(browser, api, project):
 
 def test_extras_need_distinct_keys(browser, api, project):
     before = history_total(api, project)
-    response = browser.post(f"/projects/{project}/services/new/", form_data(**{
-        "extras-key": ["repo", "repo", ""], "extras-value": ["a", "b", "lonely"]}))
+    response = browser.post(
+        f"/projects/{project}/services/new/",
+        form_data(**{"extras-key": ["repo", "repo", ""], "extras-value": ["a", "b", "lonely"]}),
+    )
     assert response.status_code == 400
     rows = row_slices(response.content.decode(), "extras")
     assert "field-error" not in rows[0]
@@ -135,43 +151,63 @@ def test_extras_need_distinct_keys(browser, api, project):
 
 
 def test_duplicate_topic_in_a_direction(browser, project):
-    response = browser.post(f"/projects/{project}/services/new/", form_data(**{
-        "produces-name": ["a", "a", ""]}))
+    response = browser.post(
+        f"/projects/{project}/services/new/", form_data(**{"produces-name": ["a", "a", ""]})
+    )
     assert response.status_code == 400
     rows = row_slices(response.content.decode(), "produces")
     assert "The same topic is listed twice." in rows[1]
 
 
 def test_edit_shows_the_service_and_clears_fields(browser, api, project):
-    new_service(api, project, {
-        "name": "Checkout", "description": "Takes orders", "owner": "team-shop",
-        "flows": ["buy"], "extras": {"repo": "r"},
-        "produces": [{"name": "orders.placed", "flows": ["buy"], "extras": {"schema": "v2"}}],
-    })
+    new_service(
+        api,
+        project,
+        {
+            "name": "Checkout",
+            "description": "Takes orders",
+            "owner": "team-shop",
+            "flows": ["buy"],
+            "extras": {"repo": "r"},
+            "produces": [{"name": "orders.placed", "flows": ["buy"], "extras": {"schema": "v2"}}],
+        },
+    )
     url = f"/projects/{project}/services/checkout/edit/"
     html = browser.get(url).content.decode()
     assert 'value="Checkout"' in html and ">Takes orders</textarea>" in html
     assert 'value="orders.placed"' in html and 'value="repo"' in html
-    response = browser.post(url, {
-        "name": "Checkout", "description": "", "category": "", "owner": "", "flows": "",
-        "produces-name": ["orders.placed", ""], "produces-category": ["", ""],
-        "produces-owner": ["team-x", ""], "extras-key": [""], "extras-value": [""],
-    })
+    response = browser.post(
+        url,
+        {
+            "name": "Checkout",
+            "description": "",
+            "category": "",
+            "owner": "",
+            "flows": "",
+            "produces-name": ["orders.placed", ""],
+            "produces-category": ["", ""],
+            "produces-owner": ["team-x", ""],
+            "extras-key": [""],
+            "extras-value": [""],
+        },
+    )
     assert response.status_code == 302
     body = api.get(f"/v1/projects/{project}/services/checkout").json()
     assert "description" not in body and "owner" not in body
     assert body["flows"] == [] and body["extras"] == {}
     # what the form does not show (a topic's flows and extras) is kept
-    assert body["produces"] == [{"name": "orders.placed", "owner": "team-x", "flows": ["buy"],
-                                 "extras": {"schema": "v2"}}]
+    assert body["produces"] == [
+        {"name": "orders.placed", "owner": "team-x", "flows": ["buy"], "extras": {"schema": "v2"}}
+    ]
     raw = api.get(f"/v1/projects/{project}/services/checkout/raw").json()
     assert raw["description"] is None and raw["flows"] is None and raw["extras"] is None
 
 
 def test_edit_renames(browser, api, project):
     new_service(api, project, {"name": "Checkout"})
-    response = browser.post(f"/projects/{project}/services/checkout/edit/",
-                            {"name": "Checkout Service"})
+    response = browser.post(
+        f"/projects/{project}/services/checkout/edit/", {"name": "Checkout Service"}
+    )
     assert response.status_code == 302
     assert api.get(f"/v1/projects/{project}/services/checkout-service").status_code == 200
     assert api.get(f"/v1/projects/{project}/services/checkout").status_code == 404
@@ -179,8 +215,9 @@ def test_edit_renames(browser, api, project):
 
 def test_edit_of_a_missing_service_is_404(browser, project):
     assert browser.get(f"/projects/{project}/services/nope/edit/").status_code == 404
-    assert browser.post(f"/projects/{project}/services/nope/edit/",
-                        {"name": "x"}).status_code == 404
+    assert (
+        browser.post(f"/projects/{project}/services/nope/edit/", {"name": "x"}).status_code == 404
+    )
 
 
 def test_delete_asks_then_deletes(browser, api, project):
@@ -199,9 +236,17 @@ def test_delete_asks_then_deletes(browser, api, project):
 def test_history_lists_events_with_field_diffs(browser, api, project):
     base = f"/projects/{project}/services"
     browser.post(f"{base}/new/", form_data(description="<b>bold</b>"))
-    browser.post(f"{base}/checkout/edit/", form_data(owner="team-ops", **{
-        "produces-name": ["orders.placed", ""], "produces-category": ["events", ""],
-        "produces-owner": ["", ""]}))
+    browser.post(
+        f"{base}/checkout/edit/",
+        form_data(
+            owner="team-ops",
+            **{
+                "produces-name": ["orders.placed", ""],
+                "produces-category": ["events", ""],
+                "produces-owner": ["", ""],
+            },
+        ),
+    )
     browser.post(f"{base}/checkout/delete/")
     response = browser.get(f"/projects/{project}/history/")
     assert response.status_code == 200
@@ -209,14 +254,14 @@ def test_history_lists_events_with_field_diffs(browser, api, project):
     assert "3 events" in html
     actions = re.findall(r'class="history-action history-(\w+)"', html)
     assert actions == ["deleted", "updated", "created"]
-    updated = html[html.index("history-updated"):html.index("history-created")]
-    assert "<th scope=\"row\">owner</th>" in updated
+    updated = html[html.index("history-updated") : html.index("history-created")]
+    assert '<th scope="row">owner</th>' in updated
     assert "team-shop" in updated and "team-ops" in updated
-    assert "<th scope=\"row\">produces</th>" in updated
+    assert '<th scope="row">produces</th>' in updated
     assert "orders.cancelled (owner: team-b)" in updated
     assert "orders.placed (category: events)" in updated
-    created = html[html.index("history-created"):]
-    assert "<th scope=\"row\">extras.repo</th>" in created and "git@x:shop.git" in created
+    created = html[html.index("history-created") :]
+    assert '<th scope="row">extras.repo</th>' in created and "git@x:shop.git" in created
     assert "&lt;b&gt;bold&lt;/b&gt;" in created and "<b>bold</b>" not in html
     assert "buy, refund" in created
 
@@ -238,12 +283,21 @@ def test_services_list(browser, api, project):
     assert f"/projects/{project}/services/checkout/delete/" in html
 
 
-@pytest.mark.parametrize("path", ["services/", "services/new/", "services/checkout/edit/",
-                                  "services/checkout/delete/", "history/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "services/",
+        "services/new/",
+        "services/checkout/edit/",
+        "services/checkout/delete/",
+        "history/",
+    ],
+)
 def test_another_organizations_project_is_404(factory, api, project, path):
     new_service(api, project, {"name": "Checkout"})
-    stranger = factory.member_client(factory.member(factory.org("other"), role="admin"),
-                                     enforce_csrf=False)
+    stranger = factory.member_client(
+        factory.member(factory.org("other"), role="admin"), enforce_csrf=False
+    )
     assert stranger.get(f"/projects/{project}/{path}").status_code == 404
     if path != "history/" and path != "services/":
         assert stranger.post(f"/projects/{project}/{path}", {"name": "X"}).status_code == 404
@@ -251,8 +305,16 @@ def test_another_organizations_project_is_404(factory, api, project, path):
     assert stranger.get(f"/projects/nonexistent-id/{path}").status_code == 404
 
 
-@pytest.mark.parametrize("path", ["services/", "services/new/", "services/checkout/edit/",
-                                  "services/checkout/delete/", "history/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "services/",
+        "services/new/",
+        "services/checkout/edit/",
+        "services/checkout/delete/",
+        "history/",
+    ],
+)
 def test_login_required(project, path):
     response = Client().get(f"/projects/{project}/{path}")
     assert response.status_code == 302
@@ -264,4 +326,3 @@ def test_post_needs_login_and_csrf(factory, admin, api, project):
     assert Client().post(url, form_data()).status_code == 302
     assert factory.member_client(admin).post(url, form_data()).status_code == 403
     assert api.get(f"/v1/projects/{project}/services").json() == []
-

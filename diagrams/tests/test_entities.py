@@ -17,8 +17,12 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def state(slug, minutes=0, **fields):
-    return ServiceState(slug=slug, name=fields.pop("name", slug), updated_at=T0 + timedelta(
-        minutes=minutes), **fields)
+    return ServiceState(
+        slug=slug,
+        name=fields.pop("name", slug),
+        updated_at=T0 + timedelta(minutes=minutes),
+        **fields,
+    )
 
 
 def test_entity_slug_rules():
@@ -36,10 +40,32 @@ def test_names_that_share_a_slug_each_get_a_hash_suffix():
 
 def test_topic_attributes_merge_most_recent_wins_and_null_never_erases():
     services = [
-        state("old", 0, produces=({"name": "orders", "category": "sales", "owner": "team-a",
-                                   "flows": ["checkout"], "extras": {"schema": "v1", "k": "a"}},)),
-        state("new", 5, consumes=({"name": "orders", "category": "commerce", "owner": None,
-                                   "flows": ["refunds"], "extras": {"schema": "v2"}},)),
+        state(
+            "old",
+            0,
+            produces=(
+                {
+                    "name": "orders",
+                    "category": "sales",
+                    "owner": "team-a",
+                    "flows": ["checkout"],
+                    "extras": {"schema": "v1", "k": "a"},
+                },
+            ),
+        ),
+        state(
+            "new",
+            5,
+            consumes=(
+                {
+                    "name": "orders",
+                    "category": "commerce",
+                    "owner": None,
+                    "flows": ["refunds"],
+                    "extras": {"schema": "v2"},
+                },
+            ),
+        ),
     ]
     topic = project_entities(services)["topics"]["messaging--orders"]
     assert topic["category"] == "commerce"  # the most recently updated declaration wins
@@ -51,11 +77,20 @@ def test_topic_attributes_merge_most_recent_wins_and_null_never_erases():
 
 def test_relationships_are_complete_in_both_directions():
     services = [
-        state("api", category="core", owner="team-a", flows=("checkout",),
-              produces=({"name": "orders", "category": "events"},),
-              consumes=({"name": "payments"},)),
-        state("pay", category="core", owner="team-b",
-              produces=({"name": "payments", "owner": "team-b", "flows": ["checkout"]},)),
+        state(
+            "api",
+            category="core",
+            owner="team-a",
+            flows=("checkout",),
+            produces=({"name": "orders", "category": "events"},),
+            consumes=({"name": "payments"},),
+        ),
+        state(
+            "pay",
+            category="core",
+            owner="team-b",
+            produces=({"name": "payments", "owner": "team-b", "flows": ["checkout"]},),
+        ),
     ]
     e = project_entities(services)
     assert set(e) == {"services", "topics", "categories", "owners", "flows"}
@@ -67,9 +102,12 @@ def test_relationships_are_complete_in_both_directions():
     assert e["topics"]["messaging--payments"]["consumers"] == ["service--api"]
     assert e["categories"]["category--core"]["services"] == ["service--api", "service--pay"]
     assert e["categories"]["category--events"]["topics"] == ["messaging--orders"]
-    assert e["owners"]["owner--team-b"] == {"id": "owner--team-b", "name": "team-b",
-                                            "services": ["service--pay"],
-                                            "topics": ["messaging--payments"]}
+    assert e["owners"]["owner--team-b"] == {
+        "id": "owner--team-b",
+        "name": "team-b",
+        "services": ["service--pay"],
+        "topics": ["messaging--payments"],
+    }
     assert e["flows"]["flow--checkout"]["services"] == ["service--api"]
     assert e["flows"]["flow--checkout"]["topics"] == ["messaging--payments"]
     # every id referenced exists
@@ -89,8 +127,9 @@ def test_category_colours_are_stable_and_from_the_palette():
 def test_entities_endpoint_reflects_now_and_any_past_time(api):
     project = new_project(api)
     base = f"/v1/projects/{project}/services"
-    first = new_service(api, project, {"name": "Orders", "category": "core",
-                                       "produces": [{"name": "orders"}]})
+    first = new_service(
+        api, project, {"name": "Orders", "category": "core", "produces": [{"name": "orders"}]}
+    )
     new_service(api, project, {"name": "Billing", "consumes": [{"name": "orders"}]})
     put(api, f"{base}/orders", {"produces": [{"name": "orders-v2"}]})
     now = api.get(f"/v1/projects/{project}/entities").json()

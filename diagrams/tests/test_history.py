@@ -31,8 +31,12 @@ def test_history_lists_each_action_newest_first(factory, org, api, project):
     body = history(api, project).json()
     assert [e["action"] for e in body["data"]] == ["deleted", "renamed", "updated", "created"]
     assert [e["actor"] for e in body["data"]] == ["ci", "ci", "deployer", "ci"]
-    assert [e["serviceSlug"] for e in body["data"]] == ["order-service", "order-service",
-                                                       "orders", "orders"]
+    assert [e["serviceSlug"] for e in body["data"]] == [
+        "order-service",
+        "order-service",
+        "orders",
+        "orders",
+    ]
     assert len({e["serviceId"] for e in body["data"]}) == 1
     assert all(e["actorType"] == "API_KEY" and e["at"].endswith("Z") for e in body["data"])
     times = [e["at"] for e in body["data"]]
@@ -50,8 +54,11 @@ def test_history_paging(api, project):
     assert len(last["data"]) == 1 and last["last"]
     beyond = history(api, project, size=2, page=9).json()
     assert beyond["data"] == [] and beyond["last"]
-    names = [e["serviceName"] for p in range(3)
-             for e in history(api, project, size=2, page=p).json()["data"]]
+    names = [
+        e["serviceName"]
+        for p in range(3)
+        for e in history(api, project, size=2, page=p).json()["data"]
+    ]
     assert names == ["S4", "S3", "S2", "S1", "S0"]
 
 
@@ -62,8 +69,17 @@ def test_history_bad_paging_is_400(api, project, params):
 
 
 def test_diff_of_first_snapshot_lists_what_it_sets(api, project):
-    new_service(api, project, {"name": "Orders", "category": "core", "flows": ["checkout"],
-                               "produces": [{"name": "orders"}], "extras": {"repo": "git/x"}})
+    new_service(
+        api,
+        project,
+        {
+            "name": "Orders",
+            "category": "core",
+            "flows": ["checkout"],
+            "produces": [{"name": "orders"}],
+            "extras": {"repo": "git/x"},
+        },
+    )
     event = history(api, project).json()["data"][0]
     body = diff(api, project, event["snapshotId"]).json()
     assert body["previousSnapshotId"] is None and body["action"] == "created"
@@ -78,12 +94,28 @@ def test_diff_of_first_snapshot_lists_what_it_sets(api, project):
 
 def test_diff_of_update_lists_each_kind_of_field(api, project):
     base = f"/v1/projects/{project}/services"
-    new_service(api, project, {"name": "Orders", "description": "d1", "owner": "a",
-                               "flows": ["f1"], "extras": {"keep": "1", "drop": "2",
-                                                           "edit": "3"}})
-    put(api, f"{base}/orders", {"description": None, "owner": "b", "flows": ["f1", "f2"],
-                                "consumes": [{"name": "payments"}],
-                                "extras": {"keep": "1", "edit": "30", "add": "4"}})
+    new_service(
+        api,
+        project,
+        {
+            "name": "Orders",
+            "description": "d1",
+            "owner": "a",
+            "flows": ["f1"],
+            "extras": {"keep": "1", "drop": "2", "edit": "3"},
+        },
+    )
+    put(
+        api,
+        f"{base}/orders",
+        {
+            "description": None,
+            "owner": "b",
+            "flows": ["f1", "f2"],
+            "consumes": [{"name": "payments"}],
+            "extras": {"keep": "1", "edit": "30", "add": "4"},
+        },
+    )
     events = history(api, project).json()["data"]
     body = diff(api, project, events[0]["snapshotId"]).json()
     assert body["action"] == "updated"
@@ -112,8 +144,10 @@ def test_diff_of_rename_is_renamed_and_of_tombstone_ends_every_field(api, projec
     body = diff(api, project, deleted["snapshotId"]).json()
     assert body["action"] == "deleted"
     assert {c["field"]: c["after"] for c in body["changes"]} == {"name": None, "owner": None}
-    assert {c["field"]: c["before"] for c in body["changes"]} == {"name": "Order Service",
-                                                                  "owner": "b"}
+    assert {c["field"]: c["before"] for c in body["changes"]} == {
+        "name": "Order Service",
+        "owner": "b",
+    }
 
 
 def test_diff_of_unknown_foreign_or_malformed_snapshot(factory, api, project):

@@ -33,8 +33,9 @@ def add_service(page, base: str, project: str, name: str, consumes=(), produces=
     page.fill("input[name=name]", name)
     for direction, topics in (("consumes", consumes), ("produces", produces)):
         for index, topic in enumerate(topics):
-            page.locator(f"[data-rows={direction}] input[name={direction}-name]").nth(index) \
-                .fill(topic)
+            page.locator(f"[data-rows={direction}] input[name={direction}-name]").nth(index).fill(
+                topic
+            )
     page.click("main form button[type=submit]")
     expect(page.locator("body")).to_contain_text(name)
 
@@ -64,8 +65,9 @@ def test_a_member_from_sign_up_to_sharing(browser, live_server):
 
     # three services sharing topics
     add_service(page, base, project, "Cart", produces=["cart.events"])
-    add_service(page, base, project, "Checkout", consumes=["cart.events"],
-                produces=["orders.placed"])
+    add_service(
+        page, base, project, "Checkout", consumes=["cart.events"], produces=["orders.placed"]
+    )
     add_service(page, base, project, "Billing", consumes=["orders.placed"])
     page.goto(f"{base}/projects/{project}/services/billing/edit/")
     shoot(page, "service-editor")

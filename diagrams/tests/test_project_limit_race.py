@@ -31,8 +31,12 @@ def test_parallel_creates_at_the_last_slot_leave_exactly_the_limit(factory):
     org = factory.org("racers")
     seed = factory.key_client(org, "seed")
     for name in ("One", "Two"):
-        assert seed.post("/v1/projects", {"name": name, "description": ""},
-                         content_type="application/json").status_code == 200
+        assert (
+            seed.post(
+                "/v1/projects", {"name": name, "description": ""}, content_type="application/json"
+            ).status_code
+            == 200
+        )
     clients = [factory.key_client(org, f"k{i}") for i in range(8)]
     statuses = _race(clients, "/v1/projects", {"name": "Racer", "description": ""})
     assert sorted(statuses) == [200] + [402] * 7
@@ -44,8 +48,9 @@ def test_parallel_creates_at_the_last_slot_leave_exactly_the_limit(factory):
 def test_parallel_duplicates_at_the_last_slot_leave_exactly_the_limit(factory):
     org = factory.org("dupes")
     seed = factory.key_client(org, "seed")
-    source = seed.post("/v1/projects", {"name": "Source", "description": ""},
-                       content_type="application/json").json()["id"]
+    source = seed.post(
+        "/v1/projects", {"name": "Source", "description": ""}, content_type="application/json"
+    ).json()["id"]
     clients = [factory.key_client(org, f"k{i}") for i in range(6)]
     statuses = _race(clients, f"/v1/projects/{source}/duplicate", {})
     assert sorted(statuses) == [200, 200] + [402] * 4

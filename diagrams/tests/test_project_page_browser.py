@@ -1,7 +1,6 @@
 """The project page in a real browser: the graph, and the assistant's chat panel whose cited
 entities focus the graph."""
 
-
 import pytest
 from playwright.sync_api import expect
 
@@ -24,8 +23,15 @@ def test_ask_the_assistant_and_focus_a_cited_service(browser, live_server, facto
     new_service(client, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}]})
     new_service(client, project, {"name": "Mailer", "consumes": [{"name": "orders.placed"}]})
     context = browser.new_context()
-    context.add_cookies([{"name": "__session", "value": session_start(membership=membership),
-                          "url": live_server.url}])
+    context.add_cookies(
+        [
+            {
+                "name": "__session",
+                "value": session_start(membership=membership),
+                "url": live_server.url,
+            }
+        ]
+    )
     page = context.new_page()
     page.goto(f"{live_server.url}/projects/{project}/")
     expect(page.locator(".graph-stage g.node")).to_have_count(4)

@@ -92,8 +92,9 @@ def test_members_cannot_change_others_projects_and_other_orgs_are_404(factory, o
     response = member.post(f"/projects/{project.id}/archive/", {"next": "/"})
     assert response.status_code == 403
     assert not Project.objects.get().archived
-    stranger = factory.member_client(factory.member(factory.org("other"), role="admin"),
-                                     enforce_csrf=False)
+    stranger = factory.member_client(
+        factory.member(factory.org("other"), role="admin"), enforce_csrf=False
+    )
     assert stranger.post(f"/projects/{project.id}/pin/").status_code == 404
     assert stranger.get(f"/projects/{project.id}/delete/").status_code == 404
     assert stranger.get(f"/projects/{project.id}/").status_code == 404

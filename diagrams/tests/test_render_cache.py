@@ -26,8 +26,7 @@ def test_every_write_is_seen_at_once(api):
         api.get(f"/v1/projects/{project}/{kind}")  # warm
     new_service(api, project, {"name": "Beta"})
     assert "service--beta" in api.get(f"/v1/projects/{project}/graph").content.decode()
-    assert b'data-entity-id="service--beta"' in api.get(
-        f"/v1/projects/{project}/graph/svg").content
+    assert b'data-entity-id="service--beta"' in api.get(f"/v1/projects/{project}/graph/svg").content
     assert b"service__beta" in api.get(f"/v1/projects/{project}/graph/mermaid").content
     put(api, f"/v1/projects/{project}/services/beta", {"name": "Gamma"})
     assert b"service__gamma" in api.get(f"/v1/projects/{project}/graph/mermaid").content
@@ -69,10 +68,11 @@ def test_keys_carry_the_version_of_the_rendering_code(api):
 
     package = Path(render_cache.__file__).resolve().parent
     sources = sorted((package / "rendering").glob("*.py")) + [
-        package / "entities.py", package / "render_cache.py"]
+        package / "entities.py",
+        package / "render_cache.py",
+    ]
     expected = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()[:12]
     assert render_cache.RENDER_VERSION == expected
     project = Project.objects.get(pk=new_project(api))
-    key = render_cache.render_key(project=project, at=None, filtered_ids=[], depth=1,
-                                  kind="svg")
+    key = render_cache.render_key(project=project, at=None, filtered_ids=[], depth=1, kind="svg")
     assert key.startswith(f"render:{expected}:")

@@ -18,31 +18,50 @@ ARCHITECTURES = Path(__file__).resolve().parents[3] / "shared" / "bench" / "arch
 
 
 def service(name, produces=(), consumes=(), category=None):
-    return ServiceState(slug=name.lower(), name=name, category=category,
-                        produces=tuple({"name": t} for t in produces),
-                        consumes=tuple({"name": t} for t in consumes))
+    return ServiceState(
+        slug=name.lower(),
+        name=name,
+        category=category,
+        produces=tuple({"name": t} for t in produces),
+        consumes=tuple({"name": t} for t in consumes),
+    )
 
 
 def random_architecture(seed: int, size: int) -> list[ServiceState]:
     rng = random.Random(seed)
     topics = [f"topic-{i}" for i in range(size)]
-    return [service(f"svc-{i}", produces=rng.sample(topics, rng.randint(0, 3)),
-                    consumes=rng.sample(topics, rng.randint(0, 3)),
-                    category=rng.choice([None, "core", "edge", "data"]))
-            for i in range(size)]
+    return [
+        service(
+            f"svc-{i}",
+            produces=rng.sample(topics, rng.randint(0, 3)),
+            consumes=rng.sample(topics, rng.randint(0, 3)),
+            category=rng.choice([None, "core", "edge", "data"]),
+        )
+        for i in range(size)
+    ]
 
 
 def shared_architecture(name: str) -> list[ServiceState]:
     data = json.loads((ARCHITECTURES / f"{name}.json").read_text())
-    return [ServiceState(slug=s["name"], name=s["name"], category=s.get("category"),
-                         produces=tuple(s.get("produces", [])),
-                         consumes=tuple(s.get("consumes", [])))
-            for s in data["services"]]
+    return [
+        ServiceState(
+            slug=s["name"],
+            name=s["name"],
+            category=s.get("category"),
+            produces=tuple(s.get("produces", [])),
+            consumes=tuple(s.get("consumes", [])),
+        )
+        for s in data["services"]
+    ]
 
 
 def boxes_overlap(a, b) -> bool:
-    return (a.x < b.x + b.width and b.x < a.x + a.width
-            and a.y < b.y + b.height and b.y < a.y + a.height)
+    return (
+        a.x < b.x + b.width
+        and b.x < a.x + a.width
+        and a.y < b.y + b.height
+        and b.y < a.y + a.height
+    )
 
 
 def assert_invariants(graph: nx.DiGraph):
@@ -74,13 +93,15 @@ def test_random_graphs_keep_every_invariant(seed):
 
 
 def test_every_edge_of_an_acyclic_graph_goes_left_to_right():
-    graph, _ = project_graph([
-        service("Gateway", produces=["requests"]),
-        service("Orders", consumes=["requests"], produces=["orders", "audit"]),
-        service("Billing", consumes=["orders"], produces=["invoices", "audit"]),
-        service("Mailer", consumes=["invoices", "orders"]),
-        service("Archive", consumes=["audit", "invoices"]),
-    ])
+    graph, _ = project_graph(
+        [
+            service("Gateway", produces=["requests"]),
+            service("Orders", consumes=["requests"], produces=["orders", "audit"]),
+            service("Billing", consumes=["orders"], produces=["invoices", "audit"]),
+            service("Mailer", consumes=["invoices", "orders"]),
+            service("Archive", consumes=["audit", "invoices"]),
+        ]
+    )
     assert nx.is_directed_acyclic_graph(graph)
     layout = assert_invariants(graph)
     for edge in layout.edges:
@@ -91,23 +112,26 @@ def test_every_edge_of_an_acyclic_graph_goes_left_to_right():
 
 
 def test_a_cycle_is_drawn_with_one_edge_turned_back_and_nothing_overlapping():
-    graph, _ = project_graph([
-        service("A", produces=["a-out"], consumes=["c-out"]),
-        service("B", produces=["b-out"], consumes=["a-out"]),
-        service("C", produces=["c-out"], consumes=["b-out"]),
-    ])
+    graph, _ = project_graph(
+        [
+            service("A", produces=["a-out"], consumes=["c-out"]),
+            service("B", produces=["b-out"], consumes=["a-out"]),
+            service("C", produces=["c-out"], consumes=["b-out"]),
+        ]
+    )
     layout = assert_invariants(graph)
-    backwards = [e for e in layout.edges
-                 if layout.nodes[e.source].x > layout.nodes[e.target].x]
+    backwards = [e for e in layout.edges if layout.nodes[e.source].x > layout.nodes[e.target].x]
     assert len(backwards) == 1
 
 
 def test_a_long_edge_is_straight_when_nothing_is_in_its_way():
-    graph, _ = project_graph([
-        service("Start", produces=["t1", "direct"]),
-        service("Middle", consumes=["t1"], produces=["t2"]),
-        service("End", consumes=["t2", "direct"]),
-    ])
+    graph, _ = project_graph(
+        [
+            service("Start", produces=["t1", "direct"]),
+            service("Middle", consumes=["t1"], produces=["t2"]),
+            service("End", consumes=["t2", "direct"]),
+        ]
+    )
     layout = assert_invariants(graph)
     route = next(e for e in layout.edges if e.source == "messaging--direct")
     ys = {round(y) for _, y in route.points}
@@ -120,10 +144,10 @@ def test_the_same_state_gives_byte_identical_output_whatever_the_order():
     shuffled = list(states)
     random.Random(1).shuffle(shuffled)
     second, _ = project_graph(shuffled)
-    svg_a = svg_document(first, layout_layered(first, origin=graph_origin()), title="P",
-                         when="now")
-    svg_b = svg_document(second, layout_layered(second, origin=graph_origin()), title="P",
-                         when="now")
+    svg_a = svg_document(first, layout_layered(first, origin=graph_origin()), title="P", when="now")
+    svg_b = svg_document(
+        second, layout_layered(second, origin=graph_origin()), title="P", when="now"
+    )
     assert svg_a == svg_b
     assert layout_layered(first) == layout_layered(second)
 
@@ -137,8 +161,14 @@ def test_disconnected_parts_are_packed_side_by_side():
 
 
 def test_boxes_fit_their_labels():
-    names = ["A", "Order API", "W" * 60, "orders.payment-events.v2.dead-letter-queue",
-             "Zürich 日本語のサービス", "x" * 255]
+    names = [
+        "A",
+        "Order API",
+        "W" * 60,
+        "orders.payment-events.v2.dead-letter-queue",
+        "Zürich 日本語のサービス",
+        "x" * 255,
+    ]
     graph, _ = project_graph([service(n, produces=[f"{n} out"]) for n in names])
     layout = assert_invariants(graph)
     for box in layout.nodes.values():

@@ -95,8 +95,10 @@ def brute_crossings(g: Graph, pos: np.ndarray) -> int:
     for level in range(g.depth - 1):
         a, b = edges[g.layer[edges[:, 0]] == level].T
         upper, lower = pos[a], pos[b]
-        total += int(((upper[:, None] - upper[None, :]) * (lower[:, None] - lower[None, :])
-                      < 0).sum()) // 2
+        total += (
+            int(((upper[:, None] - upper[None, :]) * (lower[:, None] - lower[None, :]) < 0).sum())
+            // 2
+        )
     return total
 
 
@@ -184,7 +186,7 @@ def test_medians_one_by_one_and_all_at_once_agree(seed, monkeypatch):
     import diagrams.rendering.ordering as ordering_module
 
     results = []
-    for few in (0, 10 ** 9):  # every layer all at once, then every layer one by one
+    for few in (0, 10**9):  # every layer all at once, then every layer one by one
         monkeypatch.setattr(ordering_module, "FEW_MEDIANS", few)
         g = layered_graph(seed, 120, 400)
         ordering = shuffled(g, seed)

@@ -40,8 +40,9 @@ def service(name: str, **fields) -> ServiceState:
     return ServiceState(slug=service_slug(name), name=name, **fields)
 
 
-def render(services: list[ServiceState], *, title: str = "Shop",
-           when: str = "Current state") -> tuple:
+def render(
+    services: list[ServiceState], *, title: str = "Shop", when: str = "Current state"
+) -> tuple:
     graph, _ = project_graph(services)
     layout = layout_layered(graph, origin=graph_origin())
     document = svg_document(graph, layout, title=title, when=when)
@@ -49,8 +50,11 @@ def render(services: list[ServiceState], *, title: str = "Shop",
 
 
 def node_groups(root: ET.Element) -> dict[str, ET.Element]:
-    return {g.get("data-entity-id"): g for g in root.iter(f"{SVG}g")
-            if g.get("data-entity-id") is not None}
+    return {
+        g.get("data-entity-id"): g
+        for g in root.iter(f"{SVG}g")
+        if g.get("data-entity-id") is not None
+    }
 
 
 def lines_of(group: ET.Element) -> list[str]:
@@ -64,11 +68,19 @@ def local(name: str) -> str:
 def shop() -> list[ServiceState]:
     """Two services with categories, one without, and topics with and without one."""
     return [
-        service("Order API", category="Checkout", owner="Team Orders",
-                produces=({"name": "orders.created", "category": "Events"},)),
-        service("Billing", category="Payments", owner="Team Money",
-                consumes=({"name": "orders.created"},),
-                produces=({"name": "invoices", "owner": "Team Money"},)),
+        service(
+            "Order API",
+            category="Checkout",
+            owner="Team Orders",
+            produces=({"name": "orders.created", "category": "Events"},),
+        ),
+        service(
+            "Billing",
+            category="Payments",
+            owner="Team Money",
+            consumes=({"name": "orders.created"},),
+            produces=({"name": "invoices", "owner": "Team Money"},),
+        ),
         service("Mailer", consumes=({"name": "invoices"}, {"name": "orders.created"})),
     ]
 
@@ -99,8 +111,10 @@ def test_services_are_rectangles_and_topics_have_round_ends():
 
 def test_nodes_are_filled_with_their_category_colour():
     graph, _, _, root = render(shop())
-    fills = {node_id: group.find(f"{SVG}rect").get("fill")
-             for node_id, group in node_groups(root).items()}
+    fills = {
+        node_id: group.find(f"{SVG}rect").get("fill")
+        for node_id, group in node_groups(root).items()
+    }
     assert fills["service--order-api"] == category_color("Checkout")
     assert fills["service--billing"] == category_color("Payments")
     assert fills["messaging--orders-created"] == category_color("Events")
@@ -125,13 +139,13 @@ def test_one_arrow_per_edge_in_the_direction_of_the_data():
 
 def test_each_node_has_a_tooltip_with_name_category_and_owner():
     _, _, _, root = render(shop())
-    titles = {node_id: group.find(f"{SVG}title").text
-              for node_id, group in node_groups(root).items()}
+    titles = {
+        node_id: group.find(f"{SVG}title").text for node_id, group in node_groups(root).items()
+    }
     assert titles["service--order-api"] == "Order API\ncategory: Checkout\nowner: Team Orders"
     assert titles["service--mailer"] == "Mailer\ncategory: none\nowner: none"
     assert titles["messaging--invoices"] == "invoices\ncategory: none\nowner: Team Money"
-    assert titles["messaging--orders-created"] == \
-        "orders.created\ncategory: Events\nowner: none"
+    assert titles["messaging--orders-created"] == "orders.created\ncategory: Events\nowner: none"
 
 
 def test_legend_lists_each_category_present_and_no_category():
@@ -140,13 +154,18 @@ def test_legend_lists_each_category_present_and_no_category():
     names = [t.text for t in legend.findall(f"{SVG}text")]
     assert names == ["Checkout", "Events", "Payments", "no category"]
     swatches = [r.get("fill") for r in legend.findall(f"{SVG}rect")]
-    assert swatches == [category_color("Checkout"), category_color("Events"),
-                        category_color("Payments"), NEUTRAL]
+    assert swatches == [
+        category_color("Checkout"),
+        category_color("Events"),
+        category_color("Payments"),
+        NEUTRAL,
+    ]
 
 
 def test_legend_has_no_no_category_entry_when_every_node_has_one():
-    _, _, _, root = render([service("Solo", category="Core",
-                                    produces=({"name": "t", "category": "Core"},))])
+    _, _, _, root = render(
+        [service("Solo", category="Core", produces=({"name": "t", "category": "Core"},))]
+    )
     legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
     assert [t.text for t in legend.findall(f"{SVG}text")] == ["Core"]
 
@@ -180,34 +199,49 @@ def hostile_project() -> list[ServiceState]:
     services = []
     count = len(HOSTILE_NAMES)
     for index, name in enumerate(HOSTILE_NAMES):
-        services.append(service(
-            name, category=HOSTILE_NAMES[(index + 1) % count],
-            owner=HOSTILE_NAMES[(index + 2) % count],
-            produces=({"name": name, "owner": HOSTILE_NAMES[(index + 3) % count]},),
-            consumes=({"name": HOSTILE_NAMES[(index + 5) % count],
-                       "category": HOSTILE_NAMES[(index + 4) % count]},),
-        ))
+        services.append(
+            service(
+                name,
+                category=HOSTILE_NAMES[(index + 1) % count],
+                owner=HOSTILE_NAMES[(index + 2) % count],
+                produces=({"name": name, "owner": HOSTILE_NAMES[(index + 3) % count]},),
+                consumes=(
+                    {
+                        "name": HOSTILE_NAMES[(index + 5) % count],
+                        "category": HOSTILE_NAMES[(index + 4) % count],
+                    },
+                ),
+            )
+        )
     return services
 
 
 def test_hostile_names_stay_text():
     services = hostile_project()
     assert len({s.slug for s in services}) == len(services)
-    graph, layout, document, root = render(services, title='<script>alert(1)</script>"&',
-                                           when="]]></text><script>")
+    graph, layout, document, root = render(
+        services, title='<script>alert(1)</script>"&', when="]]></text><script>"
+    )
     # no markup of the user's made it through
     assert "<script" not in document and "<svg onload" not in document
-    assert "<a " not in document and "<!--" not in document and "<?xml version='1.0'" not in \
-        document
+    assert (
+        "<a " not in document and "<!--" not in document and "<?xml version='1.0'" not in document
+    )
     for element in root.iter():
-        assert local(element.tag).lower() not in ("script", "a", "foreignobject", "iframe",
-                                                  "image", "use")
+        assert local(element.tag).lower() not in (
+            "script",
+            "a",
+            "foreignobject",
+            "iframe",
+            "image",
+            "use",
+        )
         for attribute, value in element.attrib.items():
             name = local(attribute).lower()
             assert not name.startswith("on"), (element.tag, attribute)
             assert "href" not in name, (element.tag, attribute)
             if name != "aria-label":  # a label: it neither runs nor loads
-                assert not set("<>{}\"&") & set(value), (element.tag, attribute, value)
+                assert not set('<>{}"&') & set(value), (element.tag, attribute, value)
                 assert not value.startswith("javascript:")
     for node_id in node_groups(root):
         assert ENTITY_ID.match(node_id), node_id
@@ -228,8 +262,9 @@ def test_hostile_names_read_back_as_their_own_text():
         name = graph.nodes[node_id]["label"]
         lines = lines_of(group)
         assert lines == list(layout.nodes[node_id].lines)
-        assert lines == wrap_label(name, font_size=FONT_SIZE, max_width=MAX_TEXT_WIDTH,
-                                   max_lines=MAX_LINES)
+        assert lines == wrap_label(
+            name, font_size=FONT_SIZE, max_width=MAX_TEXT_WIDTH, max_lines=MAX_LINES
+        )
         normal = " ".join(name.split())
         joined = "".join(lines)
         if joined.endswith("…"):  # cut: what is shown is the start of the name
@@ -238,7 +273,8 @@ def test_hostile_names_read_back_as_their_own_text():
             assert joined.replace(" ", "") == normal.replace(" ", "")
         data = graph.nodes[node_id]
         assert group.find(f"{SVG}title").text == (
-            f"{name}\ncategory: {data['category'] or 'none'}\nowner: {data['owner'] or 'none'}")
+            f"{name}\ncategory: {data['category'] or 'none'}\nowner: {data['owner'] or 'none'}"
+        )
     for name in ("<script>alert(1)</script>", "]]>", "&", "{{x}}", "</text>", 'it\'s "quoted"'):
         shown = [lines_of(g) for g in node_groups(root).values()]
         assert [name] in shown, name
@@ -253,17 +289,31 @@ def test_hostile_categories_read_back_in_the_legend():
 
 
 def test_control_characters_in_names_still_parse():
-    render([service("Bell\x07Service", category="esc\x1b[31m",
-                    produces=({"name": "form\x0cfeed\x01"},))], title="T\x02")
+    render(
+        [
+            service(
+                "Bell\x07Service", category="esc\x1b[31m", produces=({"name": "form\x0cfeed\x01"},)
+            )
+        ],
+        title="T\x02",
+    )
 
 
 # --- labels fit their boxes -------------------------------------------------------------------
 
 
 FIT_NAMES = [
-    "A", "Order API", "W" * 60, "i" * 60, "orders.payment-events.v2.dead-letter-queue",
-    "Zürich 日本語のサービス名前です", "MMMMMMMMMM MMMMMMMMMM MMMMMMMMMM", "x" * 255,
-    LONG_WORDS, "a-b_c/d:e.f " * 10, "😀" * 40,
+    "A",
+    "Order API",
+    "W" * 60,
+    "i" * 60,
+    "orders.payment-events.v2.dead-letter-queue",
+    "Zürich 日本語のサービス名前です",
+    "MMMMMMMMMM MMMMMMMMMM MMMMMMMMMM",
+    "x" * 255,
+    LONG_WORDS,
+    "a-b_c/d:e.f " * 10,
+    "😀" * 40,
 ]
 
 
@@ -287,12 +337,10 @@ def test_every_label_line_fits_inside_its_box():
             assert float(text.get("x")) == pytest.approx(float(rect.get("x")) + width / 2)
 
 
-@pytest.mark.parametrize("name", ["x" * 255, LONG_WORDS, "W" * 255,
-                                  "orders." * 36 + "end"])
+@pytest.mark.parametrize("name", ["x" * 255, LONG_WORDS, "W" * 255, "orders." * 36 + "end"])
 def test_long_names_wrap_to_three_lines_ending_in_an_ellipsis(name):
     _, _, _, root = render([service(name[:60], produces=({"name": name},))])
-    topic = next(g for node_id, g in node_groups(root).items()
-                 if node_id.startswith("messaging--"))
+    topic = next(g for node_id, g in node_groups(root).items() if node_id.startswith("messaging--"))
     lines = lines_of(topic)
     assert len(lines) == MAX_LINES
     assert lines[-1].endswith("…")

@@ -27,17 +27,29 @@ def shared(live_server, factory):
 
     client = Client(HTTP_AUTHORIZATION=f"Bearer {token_key}")
     project = new_project(client, "Checkout platform")
-    new_service(client, project, {"name": "Cart", "category": "commerce",
-                                  "produces": [{"name": "cart.events"}]})
-    new_service(client, project, {"name": "Checkout", "consumes": [{"name": "cart.events"}],
-                                  "produces": [{"name": "orders.placed"}]})
+    new_service(
+        client,
+        project,
+        {"name": "Cart", "category": "commerce", "produces": [{"name": "cart.events"}]},
+    )
+    new_service(
+        client,
+        project,
+        {
+            "name": "Checkout",
+            "consumes": [{"name": "cart.events"}],
+            "produces": [{"name": "orders.placed"}],
+        },
+    )
     new_service(client, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}]})
     token = client.post(f"/v1/projects/{project}/public-share-token").json()["token"]
 
     def rotate() -> str:
         request = urllib.request.Request(
-            f"{live_server.url}/v1/projects/{project}/public-share-token", method="POST",
-            headers={"Authorization": f"Bearer {token_key}"})
+            f"{live_server.url}/v1/projects/{project}/public-share-token",
+            method="POST",
+            headers={"Authorization": f"Bearer {token_key}"},
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())["token"]
 
@@ -47,9 +59,11 @@ def shared(live_server, factory):
 @pytest.fixture
 def other_origin(shared):
     """A page on another origin (another port of 127.0.0.1) that embeds the graph."""
-    html = (f'<!doctype html><title>Partner wiki</title><h1>Our platform</h1>'
-            f'<iframe src="{shared["url"]}/share/{shared["token"]}/embed/" width="900" '
-            f'height="500"></iframe>').encode()
+    html = (
+        f"<!doctype html><title>Partner wiki</title><h1>Our platform</h1>"
+        f'<iframe src="{shared["url"]}/share/{shared["token"]}/embed/" width="900" '
+        f'height="500"></iframe>'
+    ).encode()
 
     class Page(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 - http.server's name
@@ -93,8 +107,9 @@ def test_share_page_shows_an_interactive_graph_without_cookies(browser, shared):
     context.close()
 
 
-def test_embed_in_another_origin_then_404_after_the_token_is_replaced(browser, shared,
-                                                                      other_origin):
+def test_embed_in_another_origin_then_404_after_the_token_is_replaced(
+    browser, shared, other_origin
+):
     context = browser.new_context()
     page = context.new_page()
     page.goto(other_origin)
@@ -123,6 +138,8 @@ def test_the_share_page_cannot_be_framed(browser, shared):
     page.set_content(f'<iframe src="{shared["url"]}/share/{shared["token"]}/"></iframe>')
     page.wait_for_timeout(500)
     frame = page.frames[-1]
-    assert frame.url != f"{shared['url']}/share/{shared['token']}/" or \
-        frame.locator("g.node").count() == 0
+    assert (
+        frame.url != f"{shared['url']}/share/{shared['token']}/"
+        or frame.locator("g.node").count() == 0
+    )
     context.close()

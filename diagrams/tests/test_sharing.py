@@ -20,9 +20,16 @@ def manager(factory, org):
 @pytest.fixture
 def project(manager):
     project = new_project(manager, "Payments")
-    new_service(manager, project, {"name": "Gateway", "category": "edge",
-                                   "produces": [{"name": "payments"}],
-                                   "extras": {"secret-note": "do not leak this"}})
+    new_service(
+        manager,
+        project,
+        {
+            "name": "Gateway",
+            "category": "edge",
+            "produces": [{"name": "payments"}],
+            "extras": {"secret-note": "do not leak this"},
+        },
+    )
     new_service(manager, project, {"name": "Ledger", "consumes": [{"name": "payments"}]})
     return project
 
@@ -170,7 +177,7 @@ def test_members_manage_sharing_on_a_page_with_an_embed_snippet(factory, org):
     token = client.get(TOKEN.format(project)).json()["token"]
     assert f"/share/{token}/embed/" in html and "&lt;iframe" in html
     # the snippet people paste holds the name escaped once (shown escaped again in the page)
-    assert 'Shop &amp;quot;quoted&amp;quot; &amp;lt;b&amp;gt;' in html
+    assert "Shop &amp;quot;quoted&amp;quot; &amp;lt;b&amp;gt;" in html
     client.post(f"/projects/{project}/share/", {"action": "revoke"})
     assert client.get(TOKEN.format(project)).status_code == 404
     member = factory.member_client(factory.member(org, role="member"), enforce_csrf=False)

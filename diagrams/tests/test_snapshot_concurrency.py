@@ -35,9 +35,15 @@ def test_twenty_parallel_puts_leave_a_sound_chain(factory):
     def write(index):
         try:
             barrier.wait(timeout=10)
-            return clients[index].put(f"/v1/projects/{project}/services/hot",
-                                      {"description": f"writer {index}"},
-                                      content_type="application/json").status_code
+            return (
+                clients[index]
+                .put(
+                    f"/v1/projects/{project}/services/hot",
+                    {"description": f"writer {index}"},
+                    content_type="application/json",
+                )
+                .status_code
+            )
         finally:
             connection.close()
 
@@ -62,9 +68,15 @@ def test_parallel_creates_of_one_name_make_one_service(factory):
     def create(index):
         try:
             barrier.wait(timeout=10)
-            return clients[index].post(f"/v1/projects/{project}/services",
-                                       {"name": "Same Name"},
-                                       content_type="application/json").status_code
+            return (
+                clients[index]
+                .post(
+                    f"/v1/projects/{project}/services",
+                    {"name": "Same Name"},
+                    content_type="application/json",
+                )
+                .status_code
+            )
         finally:
             connection.close()
 

@@ -52,8 +52,7 @@ def test_before_a_service_existed_it_is_404(api, project):
     later = new_service(api, project, {"name": "Beta"})
     response = get(api, f"/v1/projects/{project}/services/beta", first["validFrom"])
     assert response.status_code == 404 and response.json()["code"] == "service_not_found"
-    assert get(api, f"/v1/projects/{project}/services/beta", later["validFrom"]).status_code \
-        == 200
+    assert get(api, f"/v1/projects/{project}/services/beta", later["validFrom"]).status_code == 200
 
 
 def test_old_slug_resolves_only_before_the_rename(api, project):
@@ -101,8 +100,12 @@ def test_at_without_offset_is_utc_and_offsets_are_honoured(api, project):
     hh, mm = created["validFrom"][11:13], created["validFrom"][14:16]
     shifted_hour = (int(hh) + 2) % 24
     if int(hh) + 2 < 24:  # same calendar day: write the same instant at +02:00
-        local = created["validFrom"][:11] + f"{shifted_hour:02d}:{mm}" + \
-            created["validFrom"][16:-1] + "+02:00"
+        local = (
+            created["validFrom"][:11]
+            + f"{shifted_hour:02d}:{mm}"
+            + created["validFrom"][16:-1]
+            + "+02:00"
+        )
         assert get(api, f"{base}/alpha", local).json()["validFrom"] == created["validFrom"]
 
 
@@ -121,8 +124,7 @@ def test_unparsable_at_is_400(api, project, at):
         assert response.json()["code"] == "bad_request"
 
 
-def test_past_state_costs_the_same_queries_as_current(api, project,
-                                                      django_assert_max_num_queries):
+def test_past_state_costs_the_same_queries_as_current(api, project, django_assert_max_num_queries):
     base = f"/v1/projects/{project}/services"
     first = new_service(api, project, {"name": "S0"})
     for i in range(1, 12):

@@ -11,8 +11,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--org", required=True, help="organization slug")
         parser.add_argument("--name", required=True)
-        parser.add_argument("--permission", action="append", default=[],
-                            choices=ApiKey.PERMISSIONS)
+        parser.add_argument("--permission", action="append", default=[], choices=ApiKey.PERMISSIONS)
         parser.add_argument("--expires-in-days", type=int, default=None)
 
     def handle(self, *args, org, name, permission, expires_in_days, **options):
@@ -20,12 +19,18 @@ class Command(BaseCommand):
         if organization is None:
             raise CommandError(f"No organization with slug {org!r}.")
         try:
-            key, token = api_key_create(organization=organization, name=name,
-                                        permissions=permission, expires_in_days=expires_in_days)
+            key, token = api_key_create(
+                organization=organization,
+                name=name,
+                permissions=permission,
+                expires_in_days=expires_in_days,
+            )
         except ApiError as exc:
             raise CommandError(exc.message) from exc
         perms = ", ".join(key.permissions) or "no extra permissions"
         expiry = key.expires_at.isoformat() if key.expires_at else "never"
-        self.stderr.write(f"API key {key.name!r} for {organization.slug} ({perms}; "
-                          f"expires {expiry}). It is shown only now:")
+        self.stderr.write(
+            f"API key {key.name!r} for {organization.slug} ({perms}; "
+            f"expires {expiry}). It is shown only now:"
+        )
         self.stdout.write(token)

@@ -19,5 +19,6 @@ class Command(BaseCommand):
             membership = member_create(email=email, org_slug=org, role=role, password=password)
         except (ApiError, ValidationError) as exc:
             raise CommandError(str(exc)) from exc
-        self.stdout.write(f"{membership.user.email} is {membership.role} of "
-                          f"{membership.organization.slug}")
+        self.stdout.write(
+            f"{membership.user.email} is {membership.role} of {membership.organization.slug}"
+        )

@@ -13,8 +13,7 @@ class Command(BaseCommand):
         user = User.objects.filter(email="demo@example.com").first()
         if user is None:
             # "demo" is shorter than the sign-up form allows; this account is for trying out.
-            member_create(email="demo@example.com", org_slug="demo", role="admin",
-                          password="demo")
+            member_create(email="demo@example.com", org_slug="demo", role="admin", password="demo")
         else:
             member_create(email="demo@example.com", org_slug="demo", role="admin")
         organization = Organization.objects.get(slug="demo")
@@ -23,7 +22,10 @@ class Command(BaseCommand):
             organization.save(update_fields=["name"])
         from diagrams.demo import demo_seed
 
-        demo_seed(organization=organization,
-                  membership=Membership.objects.get(organization=organization,
-                                                    user__email="demo@example.com"))
+        demo_seed(
+            organization=organization,
+            membership=Membership.objects.get(
+                organization=organization, user__email="demo@example.com"
+            ),
+        )
         self.stdout.write("Demo ready: log in as demo@example.com / demo")
