@@ -128,6 +128,31 @@ def cached_encoded(key: str, compute, *, gzipped: bool) -> bytes:
     return cached(f"{key}:gzip", compress)
 
 
+class CachedRead:
+    """A read kept in the render cache: its validator, known from the key alone, and its
+    bytes (plain or gzip), fetched or computed only when asked for. A client that already
+    holds the bytes (If-None-Match) is answered 304 with neither a cache lookup nor a
+    render."""
+
+    __slots__ = ("key", "gzipped", "_compute")
+
+    def __init__(self, key: str, compute, *, gzipped: bool) -> None:
+        self.key = key
+        self.gzipped = gzipped
+        self._compute = compute
+
+    @property
+    def etag(self) -> str:
+        """A weak entity tag (RFC 9110 8.8.3): the key names the rendering code, the project's
+        state and the query, so equal tags mean the same representation. The gzip bytes have
+        their own tag, as a different representation must."""
+        _, version, digest = self.key.split(":")
+        return f'W/"{version}-{digest[:24]}{"-gzip" if self.gzipped else ""}"'
+
+    def body(self) -> bytes:
+        return cached_encoded(self.key, self._compute, gzipped=self.gzipped)
+
+
 def json_bytes(value) -> bytes:
     """JSON as DRF's renderer writes it (compact, UTF-8)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()

@@ -415,11 +415,34 @@ def project_render(
     kind: str,
     query_echo: str | None = None,
     gzipped: bool = False,
-):
+) -> bytes:
     """The project's graph rendered as `svg`, `mermaid` or `json` (the encoded
     ProjectGraph), as UTF-8 bytes, from the shared cache when this state was rendered
     before; gzip bytes when `gzipped`."""
-    from diagrams.render_cache import cached_encoded, json_bytes, render_key
+    return project_rendering(
+        project=project,
+        at=at,
+        filtered_ids=filtered_ids,
+        depth=depth,
+        kind=kind,
+        query_echo=query_echo,
+        gzipped=gzipped,
+    ).body()
+
+
+def project_rendering(
+    *,
+    project: Project,
+    at: datetime | None,
+    filtered_ids: list[str],
+    depth: int | None,
+    kind: str,
+    query_echo: str | None = None,
+    gzipped: bool = False,
+):
+    """project_render as a render_cache.CachedRead: its entity tag, and its bytes when
+    asked for."""
+    from diagrams.render_cache import CachedRead, json_bytes, render_key
     from diagrams.rendering.document import project_graph_json
     from diagrams.rendering.mermaid import mermaid_flowchart
     from diagrams.rendering.svg import svg_document, svg_size
@@ -449,16 +472,16 @@ def project_render(
         )
 
     key = render_key(project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind=kind)
-    return cached_encoded(key, compute, gzipped=gzipped)
+    return CachedRead(key, compute, gzipped=gzipped)
 
 
 def project_read_cached(
     *, project: Project, at: datetime | None, kind: str, compute, gzipped: bool = False
-) -> bytes:
-    """A read of the project's state (services, entities) as encoded JSON (gzip bytes when
-    `gzipped`), cached under the project's state like the renders: any write to the project
-    makes it unreachable."""
-    from diagrams.render_cache import cached_encoded, json_bytes, render_key
+):
+    """A read of the project's state (services, entities) as a render_cache.CachedRead of
+    encoded JSON (gzip bytes when `gzipped`), cached under the project's state like the
+    renders: any write to the project makes it unreachable."""
+    from diagrams.render_cache import CachedRead, json_bytes, render_key
 
     key = render_key(project=project, at=at, filtered_ids=[], depth=None, kind=kind)
-    return cached_encoded(key, lambda: json_bytes(compute()), gzipped=gzipped)
+    return CachedRead(key, lambda: json_bytes(compute()), gzipped=gzipped)

@@ -3,8 +3,8 @@ clients that accept it, compressed once and cached beside the plain bytes; every
 gets the plain bytes. Browsers, curl --compressed and Python's requests all ask for gzip: a
 400 KB SVG of 200 services goes out as about 40 KB."""
 
-from django.http import HttpResponse
-from django.utils.cache import patch_vary_headers
+from django.http import HttpResponse, HttpResponseNotModified
+from django.utils.cache import parse_etags, patch_vary_headers
 
 
 def accepts_gzip(request) -> bool:
@@ -37,4 +37,36 @@ def encoded_response(body: str | bytes, *, content_type: str, gzipped: bool) -> 
     if gzipped:
         response["Content-Encoding"] = "gzip"
     patch_vary_headers(response, ["Accept-Encoding"])
+    return response
+
+
+def not_modified(request, etag: str) -> bool:
+    """Whether the request's If-None-Match names `etag` or is `*` (RFC 9110 13.1.2, weak
+    comparison: `W/"x"` and `"x"` match). An oversized or malformed header matches
+    nothing."""
+    header = request.META.get("HTTP_IF_NONE_MATCH", "")
+    if not header or len(header) > 4000:
+        return False
+    tags = parse_etags(header)
+    if tags == ["*"]:
+        return True
+    opaque = etag.removeprefix("W/")
+    return any(tag.removeprefix("W/") == opaque for tag in tags)
+
+
+def cached_response(request, cached, *, content_type: str) -> HttpResponse:
+    """A read kept whole in the render cache (render_cache.CachedRead): 304 Not Modified,
+    without its bytes, when the client's If-None-Match names its tag; else 200 with them.
+    Both carry the tag; `private, no-cache` lets a browser keep the bytes and ask again
+    each time (a project can change at any moment), and keeps them out of shared caches."""
+    tag = cached.etag
+    if not_modified(request, tag):
+        response = HttpResponseNotModified()
+        patch_vary_headers(response, ["Accept-Encoding"])
+    else:
+        response = encoded_response(
+            cached.body(), content_type=content_type, gzipped=cached.gzipped
+        )
+    response["ETag"] = tag
+    response["Cache-Control"] = "private, no-cache"
     return response

@@ -3,6 +3,8 @@ may answer (401, 429, 500), and the two security schemes."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
 
@@ -170,3 +172,13 @@ def error_responses(*statuses: int) -> dict:
         status: ValidationErrorSerializer if status == 400 else ErrorResponseSerializer
         for status in statuses
     }
+
+
+# Reads kept whole in the render cache answer conditional requests (archsvc/api/encoding.py).
+IF_NONE_MATCH = OpenApiParameter(
+    "If-None-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="the ETag of an earlier response: 304 without a body while it is current",
+)
+NOT_MODIFIED = {304: OpenApiResponse(description="Not Modified: the If-None-Match tag is current")}

@@ -5,10 +5,10 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from archsvc.api.encoding import accepts_gzip, encoded_response
+from archsvc.api.encoding import accepts_gzip, cached_response
 from archsvc.api.errors import BadRequest
 from archsvc.api.params import iso, query_at, query_int, query_params
-from archsvc.api.schema import error_responses
+from archsvc.api.schema import IF_NONE_MATCH, NOT_MODIFIED, error_responses
 from diagrams import selectors
 from diagrams.api.base import ProjectAPIView
 from diagrams.api.views import PROJECT_ID
@@ -27,6 +27,7 @@ GRAPH_PARAMETERS = [
     ),
     OpenApiParameter("depth", OpenApiTypes.INT, description="0 to 5; default 1 with filteredIds"),
     OpenApiParameter("at", OpenApiTypes.DATETIME, description="state at this time"),
+    IF_NONE_MATCH,
 ]
 
 
@@ -52,7 +53,7 @@ def _rendered(
     project = view.project(request, project_id)
     filtered_ids, depth, at = graph_query(request)
     gzipped = accepts_gzip(request)
-    body = selectors.project_render(
+    cached = selectors.project_rendering(
         project=project,
         at=at,
         filtered_ids=filtered_ids,
@@ -61,7 +62,7 @@ def _rendered(
         query_echo=iso(at),
         gzipped=gzipped,
     )
-    return encoded_response(body, content_type=content_type, gzipped=gzipped)
+    return cached_response(request, cached, content_type=content_type)
 
 
 class GraphView(ProjectAPIView):
@@ -69,7 +70,7 @@ class GraphView(ProjectAPIView):
         operation_id="getProjectGraph",
         tags=["graph"],
         parameters=GRAPH_PARAMETERS,
-        responses={200: OpenApiTypes.OBJECT, **error_responses(400, 404)},
+        responses={200: OpenApiTypes.OBJECT, **NOT_MODIFIED, **error_responses(400, 404)},
     )
     def get(self, request, project_id):
         return _rendered(self, request, project_id, "json", "application/json")
@@ -82,6 +83,7 @@ class GraphMermaidView(ProjectAPIView):
         parameters=GRAPH_PARAMETERS,
         responses={
             (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR),
+            **NOT_MODIFIED,
             **error_responses(400, 404),
         },
     )
@@ -96,6 +98,7 @@ class GraphSvgView(ProjectAPIView):
         parameters=GRAPH_PARAMETERS,
         responses={
             (200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.STR),
+            **NOT_MODIFIED,
             **error_responses(400, 404),
         },
     )

@@ -5,10 +5,10 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from archsvc.api.body import read_body
-from archsvc.api.encoding import accepts_gzip, encoded_response
+from archsvc.api.encoding import accepts_gzip, cached_response
 from archsvc.api.pagination import page_envelope
 from archsvc.api.params import iso, query_at, query_int
-from archsvc.api.schema import error_responses
+from archsvc.api.schema import IF_NONE_MATCH, NOT_MODIFIED, error_responses
 from diagrams import selectors, service_writes
 from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import (
@@ -105,14 +105,14 @@ class ServiceListView(ProjectAPIView):
     @extend_schema(
         operation_id="listServices",
         tags=["services"],
-        parameters=[PROJECT_ID, AT],
-        responses={200: ServiceSerializer(many=True), **error_responses(400, 404)},
+        parameters=[PROJECT_ID, AT, IF_NONE_MATCH],
+        responses={200: ServiceSerializer(many=True), **NOT_MODIFIED, **error_responses(400, 404)},
     )
     def get(self, request, project_id):
         project = self.project(request, project_id)
         at = query_at(request)
         gzipped = accepts_gzip(request)
-        body = selectors.project_read_cached(
+        cached = selectors.project_read_cached(
             project=project,
             at=at,
             kind="services",
@@ -121,7 +121,7 @@ class ServiceListView(ProjectAPIView):
                 service_json(s) for s in selectors.services_at(project=project, at=at)
             ],
         )
-        return encoded_response(body, content_type="application/json", gzipped=gzipped)
+        return cached_response(request, cached, content_type="application/json")
 
     @extend_schema(
         operation_id="createService",
@@ -194,21 +194,21 @@ class EntitiesView(ProjectAPIView):
     @extend_schema(
         operation_id="getProjectEntities",
         tags=["services"],
-        parameters=[PROJECT_ID, AT],
-        responses={200: ProjectEntitiesSerializer, **error_responses(400, 404)},
+        parameters=[PROJECT_ID, AT, IF_NONE_MATCH],
+        responses={200: ProjectEntitiesSerializer, **NOT_MODIFIED, **error_responses(400, 404)},
     )
     def get(self, request, project_id):
         project = self.project(request, project_id)
         at = query_at(request)
         gzipped = accepts_gzip(request)
-        body = selectors.project_read_cached(
+        cached = selectors.project_read_cached(
             project=project,
             at=at,
             kind="entities",
             gzipped=gzipped,
             compute=lambda: selectors.project_entities_at(project=project, at=at),
         )
-        return encoded_response(body, content_type="application/json", gzipped=gzipped)
+        return cached_response(request, cached, content_type="application/json")
 
 
 class HistoryView(ProjectAPIView):
