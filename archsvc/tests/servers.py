@@ -116,9 +116,16 @@ class AppServer:
         return child_pids(self.process.pid)
 
     def request(
-        self, method: str, path: str, token: str | None = None, body: bytes | None = None
+        self,
+        method: str,
+        path: str,
+        token: str | None = None,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
     ) -> tuple[int, dict[str, str], bytes]:
         req = urllib.request.Request(f"{self.url}{path}", method=method, data=body)
+        for name, value in (headers or {}).items():
+            req.add_header(name, value)
         if token:
             req.add_header("Authorization", f"Bearer {token}")
         if body is not None:

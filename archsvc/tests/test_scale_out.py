@@ -42,6 +42,17 @@ def test_two_app_servers_share_state_renders_limits_and_revocations(factory):
         status, mermaid = call(a, "GET", f"/v1/projects/{project}/graph/mermaid", token)
         assert b"service__gamma" in mermaid and b"service__beta" not in mermaid
 
+        # an ETag from one server is good on the other until a write through either
+        svg_path = f"/v1/projects/{project}/graph/svg"
+        status, headers, _ = a.request("GET", svg_path, token)
+        tag = headers["ETag"]
+        status, headers, raw = b.request("GET", svg_path, token, headers={"If-None-Match": tag})
+        assert (status, raw, headers["ETag"]) == (304, b"", tag)
+        call(a, "PUT", f"/v1/projects/{project}/services/gamma", token, {"name": "Delta"})
+        status, headers, svg = b.request("GET", svg_path, token, headers={"If-None-Match": tag})
+        assert status == 200 and headers["ETag"] != tag
+        assert b'data-entity-id="service--delta"' in svg
+
         # a share token replaced through B is dead on A at once
         share = json.loads(call(a, "POST", f"/v1/projects/{project}/public-share-token", token)[1])[
             "token"
