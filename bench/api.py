@@ -199,6 +199,14 @@ def request(method: str, url: str, token: str | None, body: bytes | None = None)
         return error.code
 
 
+def etag(url: str, token: str) -> str:
+    req = urllib.request.Request(url)
+    req.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(req, timeout=120) as response:
+        response.read()
+        return response.headers["ETag"]
+
+
 UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
 
 
@@ -316,6 +324,14 @@ def main() -> None:
             ("GET .../services (gzip)", "read", "GET", f"{base}/services", GZIP),
             ("GET .../graph", "read", "GET", f"{base}/graph", ()),
             ("GET .../graph (gzip)", "read", "GET", f"{base}/graph", GZIP),
+            # A client polling with the tag of what it holds: 304, no body.
+            (
+                "GET .../graph (If-None-Match: 304)",
+                "read",
+                "GET",
+                f"{base}/graph",
+                (f"If-None-Match: {etag(f'{base}/graph', token)}",),
+            ),
             ("GET .../graph/svg (warm)", "svg", "GET", f"{base}/graph/svg", ()),
             ("GET .../graph/svg (warm, gzip)", "svg", "GET", f"{base}/graph/svg", GZIP),
             ("PUT .../services/{slug}", "write", "PUT", f"{base}/services/{slug}", ()),
