@@ -274,6 +274,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "archsvc.api.schema.add_common_responses",
+        "archsvc.api.schema.spec_path_parameters",
     ],
     "ENUM_NAME_OVERRIDES": {"ActorType": "diagrams.models.projects.ACTOR_TYPES"},
 }

@@ -149,6 +149,41 @@ def add_common_responses(result, generator, request, public):
     return result
 
 
+# The URL kwargs the views take, and the names the spec gives those path parameters.
+SPEC_PATH_PARAMETERS = {
+    "project_id": "projectId",
+    "slug": "serviceSlug",
+    "snapshot_id": "snapshotId",
+}
+
+
+def spec_path_parameters(result, generator, request, public):
+    """Postprocessing hook: drf-spectacular names path parameters after the URL kwargs
+    (`/v1/projects/{project_id}`), while the spec, and the parameters the views declare,
+    say `{projectId}`, `{serviceSlug}` and `{snapshotId}`. Paths take the spec's names and
+    the kwarg-named duplicates are dropped, so each template variable is declared once."""
+    paths = {}
+    for path, path_item in result.get("paths", {}).items():
+        for kwarg, name in SPEC_PATH_PARAMETERS.items():
+            path = path.replace(f"{{{kwarg}}}", f"{{{name}}}")
+        for operation in path_item.values():
+            if not isinstance(operation, dict) or "parameters" not in operation:
+                continue
+            declared = {p["name"] for p in operation["parameters"] if p.get("in") == "path"}
+            kept = []
+            for parameter in operation["parameters"]:
+                name = SPEC_PATH_PARAMETERS.get(parameter["name"])
+                if parameter.get("in") == "path" and name:
+                    if name in declared:
+                        continue
+                    parameter = {**parameter, "name": name}
+                kept.append(parameter)
+            operation["parameters"] = kept
+        paths[path] = path_item
+    result["paths"] = paths
+    return result
+
+
 class ApiKeyScheme(OpenApiAuthenticationExtension):
     target_class = "accounts.authentication.ApiKeyAuthentication"
     name = "apiKey"

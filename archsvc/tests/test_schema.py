@@ -28,3 +28,42 @@ def test_docs_page_uses_only_self_hosted_assets(db):
     for asset in assets:
         assert asset.startswith("/static/"), asset
         assert client.get(asset).status_code == 200, asset
+
+
+# Every path of the spec (interface.md), with its parameter names.
+SPEC_PATHS = {
+    "/v1/billing/ai-credits",
+    "/v1/billing/portal-session",
+    "/v1/billing/subscription",
+    "/v1/billing/subscription/switch-cycle",
+    "/v1/limits",
+    "/v1/pinned",
+    "/v1/pinned/{projectId}",
+    "/v1/projects",
+    "/v1/projects/{projectId}",
+    "/v1/projects/{projectId}/ai/chat",
+    "/v1/projects/{projectId}/duplicate",
+    "/v1/projects/{projectId}/entities",
+    "/v1/projects/{projectId}/graph",
+    "/v1/projects/{projectId}/graph/mermaid",
+    "/v1/projects/{projectId}/graph/svg",
+    "/v1/projects/{projectId}/history",
+    "/v1/projects/{projectId}/history/{snapshotId}/diff",
+    "/v1/projects/{projectId}/public-share-token",
+    "/v1/projects/{projectId}/services",
+    "/v1/projects/{projectId}/services/{serviceSlug}",
+    "/v1/projects/{projectId}/services/{serviceSlug}/raw",
+}
+
+
+def test_schema_paths_are_the_specs_with_each_path_parameter_declared_once(db):
+    """A client generated from /v1/schema gets the spec's paths and parameter names, and
+    every operation declares exactly the variables of its path template."""
+    schema = json.loads(Client().get("/v1/schema", HTTP_ACCEPT="application/json").content)
+    assert set(schema["paths"]) == SPEC_PATHS
+    for path, path_item in schema["paths"].items():
+        variables = sorted(re.findall(r"{(\w+)}", path))
+        for method, operation in path_item.items():
+            parameters = operation.get("parameters", [])
+            declared = sorted(p["name"] for p in parameters if p["in"] == "path")
+            assert declared == variables, (method, path)
