@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint fuzz soak clean
+.PHONY: run test lint fuzz soak screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ soak: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# The member journey in Chromium, its screenshots written over docs/screenshots/.
+screenshots: $(STAMP)
+	SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -q diagrams/tests/test_member_journey_browser.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

@@ -67,3 +67,51 @@ def test_schema_paths_are_the_specs_with_each_path_parameter_declared_once(db):
             parameters = operation.get("parameters", [])
             declared = sorted(p["name"] for p in parameters if p["in"] == "path")
             assert declared == variables, (method, path)
+
+
+def _json_schema(node, components):
+    """An OpenAPI 3.0 schema as JSON Schema: references resolved, `nullable` as a type."""
+    if isinstance(node, list):
+        return [_json_schema(item, components) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return _json_schema(components[node["$ref"].rsplit("/", 1)[1]], components)
+    out = {key: _json_schema(value, components) for key, value in node.items()}
+    if out.pop("nullable", False):
+        if "type" in out:
+            out["type"] = [out["type"], "null"]
+        if "enum" in out:
+            out["enum"] = [*out["enum"], None]
+    return out
+
+
+def test_graph_responses_match_the_schema(api):
+    """The ProjectGraph the schema documents is the one sent, whole and focused."""
+    import jsonschema
+
+    from diagrams.tests.helpers import new_project, new_service
+
+    schema = json.loads(Client().get("/v1/schema", HTTP_ACCEPT="application/json").content)
+    components = schema["components"]["schemas"]
+    operation = schema["paths"]["/v1/projects/{projectId}/graph"]["get"]
+    graph_schema = _json_schema(
+        operation["responses"]["200"]["content"]["application/json"]["schema"], components
+    )
+    assert set(graph_schema["required"]) == {
+        "projectId", "at", "filteredIds", "depth", "width", "height", "nodes", "edges",
+        "categories",
+    }  # fmt: skip
+    project = new_project(api, "Documented")
+    new_service(
+        api,
+        project,
+        {"name": "Orders", "category": "Core", "produces": [{"name": "orders.placed"}]},
+    )
+    new_service(api, project, {"name": "Mailer", "consumes": [{"name": "orders.placed"}]})
+    for query in ("", "?filteredIds=service--mailer&depth=2", "?at=2020-01-01T00:00:00Z"):
+        body = api.get(f"/v1/projects/{project}/graph{query}").json()
+        jsonschema.validate(body, graph_schema)
+        assert query.startswith("?at=") or {"service", "messaging"} <= {
+            node["type"] for node in body["nodes"]
+        }

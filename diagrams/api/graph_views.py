@@ -11,6 +11,7 @@ from archsvc.api.params import iso, query_at, query_int, query_params
 from archsvc.api.schema import IF_NONE_MATCH, NOT_MODIFIED, error_responses
 from diagrams import selectors
 from diagrams.api.base import ProjectAPIView
+from diagrams.api.serializers import ProjectGraphSerializer
 from diagrams.api.views import PROJECT_ID
 from diagrams.rendering.graph import MalformedEntityId, parse_filtered_ids
 
@@ -70,7 +71,7 @@ class GraphView(ProjectAPIView):
         operation_id="getProjectGraph",
         tags=["graph"],
         parameters=GRAPH_PARAMETERS,
-        responses={200: OpenApiTypes.OBJECT, **NOT_MODIFIED, **error_responses(400, 404)},
+        responses={200: ProjectGraphSerializer, **NOT_MODIFIED, **error_responses(400, 404)},
     )
     def get(self, request, project_id):
         return _rendered(self, request, project_id, "json", "application/json")

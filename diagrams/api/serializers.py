@@ -267,3 +267,62 @@ class ProjectEntitiesSerializer(serializers.Serializer):
     categories = serializers.DictField(child=serializers.DictField())
     owners = serializers.DictField(child=serializers.DictField())
     flows = serializers.DictField(child=serializers.DictField())
+
+
+class GraphNodeSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    type = serializers.ChoiceField(choices=["service", "messaging"])
+    label = serializers.CharField()
+    category = serializers.CharField(allow_null=True, help_text="category name")
+    owner = serializers.CharField(allow_null=True, help_text="owner team")
+    color = serializers.CharField()
+    x = serializers.FloatField(help_text="left edge, SVG units")
+    y = serializers.FloatField(help_text="top edge, SVG units")
+    width = serializers.FloatField()
+    height = serializers.FloatField()
+
+    class Meta:
+        ref_name = "GraphNode"
+
+
+class GraphEdgeSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    source = serializers.CharField()
+    target = serializers.CharField()
+    kind = serializers.ChoiceField(
+        choices=["produces", "consumes"],
+        help_text="the way data flows: service -> topic (produces), topic -> service (consumes)",
+    )
+    points = serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2),
+        help_text="the route, [x, y] pairs in SVG units",
+    )
+
+    class Meta:
+        ref_name = "GraphEdge"
+
+
+class GraphCategorySerializer(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    color = serializers.CharField()
+
+    class Meta:
+        ref_name = "GraphCategory"
+
+
+class ProjectGraphSerializer(serializers.Serializer):
+    """ProjectGraph (CONTRACT 9), for the schema: the view sends the cached bytes."""
+
+    projectId = serializers.CharField()  # noqa: N815
+    at = serializers.DateTimeField(allow_null=True)
+    filteredIds = serializers.ListField(child=serializers.CharField())  # noqa: N815
+    depth = serializers.IntegerField(allow_null=True)
+    width = serializers.FloatField()
+    height = serializers.FloatField()
+    nodes = GraphNodeSerializer(many=True)
+    edges = GraphEdgeSerializer(many=True)
+    categories = GraphCategorySerializer(many=True)
+
+    class Meta:
+        ref_name = "ProjectGraph"
