@@ -276,7 +276,11 @@ SPECTACULAR_SETTINGS = {
         "archsvc.api.schema.add_common_responses",
         "archsvc.api.schema.spec_path_parameters",
     ],
-    "ENUM_NAME_OVERRIDES": {"ActorType": "diagrams.models.projects.ACTOR_TYPES"},
+    "ENUM_NAME_OVERRIDES": {
+        "ActorType": "diagrams.models.projects.ACTOR_TYPES",
+        "GraphNodeType": "diagrams.api.serializers.GRAPH_NODE_TYPES",
+        "GraphEdgeKind": "diagrams.api.serializers.GRAPH_EDGE_KINDS",
+    },
 }
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")

@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.utils import timezone
 
 from diagrams.models import Pin, Project, PublicShareToken, Service, ServiceSnapshot
 
@@ -38,6 +39,13 @@ class ProjectAdmin(admin.ModelAdmin):
         "updated_at",
     ]
     list_select_related = ["organization"]
+
+    def save_model(self, request, obj, form, change):
+        """An operator's edit is a write like any other: it moves `updated_at`, so renders
+        and ETags of the old name are not served again."""
+        if change:
+            obj.updated_at = timezone.now()
+        super().save_model(request, obj, form, change)
 
 
 @admin.register(Pin)

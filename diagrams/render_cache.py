@@ -21,26 +21,42 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils import timezone
 
 from archsvc.api.params import iso
 
 logger = logging.getLogger("archsvc.render_cache")
 
-# This module is part of the version too: it decides what a cached value is (bytes).
-_SOURCES = sorted((Path(__file__).resolve().parent / "rendering").glob("*.py")) + [
-    Path(__file__).resolve().parent / "entities.py",
+# Every module whose code decides the bytes of a cached read: the renderers and the
+# entities, the selectors that build the graph and its header (`_when_label`), the wire
+# form of services (service_views.service_json), timestamps (params.iso), entity ids
+# (slugs), and this module, which decides what a cached value is. A deploy that changes
+# any of them changes every key and every ETag (diagrams/tests/test_render_cache.py checks
+# the functions involved live here).
+_PACKAGE = Path(__file__).resolve().parent
+_SOURCES = sorted((_PACKAGE / "rendering").glob("*.py")) + [
+    _PACKAGE / "entities.py",
+    _PACKAGE / "selectors.py",
+    _PACKAGE / "slugs.py",
+    _PACKAGE / "api" / "service_views.py",
+    _PACKAGE.parent / "archsvc" / "api" / "params.py",
     Path(__file__).resolve(),
 ]
 RENDER_VERSION = hashlib.sha256(b"".join(p.read_bytes() for p in _SOURCES)).hexdigest()[:12]
 
 
 def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind: str) -> str:
+    """The key of a read of `project` as of `at`: its state (`updated_at`, which every
+    write moves), the query (filteredIds in the order given, which the JSON echoes) and
+    whether `at` is still in the future (a render of a future time is the current state
+    until that time comes, then it is "as of")."""
     query = json.dumps(
         [
             project.id,
             iso(project.updated_at),
             iso(at),
-            sorted(filtered_ids),
+            at is None or at >= timezone.now(),
+            list(filtered_ids),
             depth if filtered_ids else None,
             kind,
         ]
@@ -143,9 +159,9 @@ class CachedRead:
 
     @property
     def etag(self) -> str:
-        """A weak entity tag (RFC 9110 8.8.3): the key names the rendering code, the project's
-        state and the query, so equal tags mean the same representation. The gzip bytes have
-        their own tag, as a different representation must."""
+        """A weak entity tag (RFC 9110 8.8.3): the key names the code that makes the bytes,
+        the project's state and the query, so equal tags mean the same representation. The
+        gzip bytes have their own tag, as a different representation must."""
         _, version, digest = self.key.split(":")
         return f'W/"{version}-{digest[:24]}{"-gzip" if self.gzipped else ""}"'
 

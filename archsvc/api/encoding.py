@@ -6,6 +6,8 @@ gets the plain bytes. Browsers, curl --compressed and Python's requests all ask 
 from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.cache import parse_etags, patch_vary_headers
 
+from accounts.actors import API_KEY
+
 
 def accepts_gzip(request) -> bool:
     """Whether `Accept-Encoding` allows gzip (RFC 9110 12.5.3: `gzip`, `x-gzip` or `*`, each
@@ -42,8 +44,8 @@ def encoded_response(body: str | bytes, *, content_type: str, gzipped: bool) -> 
 
 def not_modified(request, etag: str) -> bool:
     """Whether the request's If-None-Match names `etag` or is `*` (RFC 9110 13.1.2, weak
-    comparison: `W/"x"` and `"x"` match). An oversized or malformed header matches
-    nothing."""
+    comparison: `W/"x"` and `"x"` match). Members of the list that are not entity tags are
+    skipped; a header over 4,000 characters matches nothing."""
     header = request.META.get("HTTP_IF_NONE_MATCH", "")
     if not header or len(header) > 4000:
         return False
@@ -57,8 +59,10 @@ def not_modified(request, etag: str) -> bool:
 def cached_response(request, cached, *, content_type: str) -> HttpResponse:
     """A read kept whole in the render cache (render_cache.CachedRead): 304 Not Modified,
     without its bytes, when the client's If-None-Match names its tag; else 200 with them.
-    Both carry the tag; `private, no-cache` lets a browser keep the bytes and ask again
-    each time (a project can change at any moment), and keeps them out of shared caches."""
+    Both carry the tag. With an API key, `private, no-cache`: the client may keep the bytes
+    and ask again each time (a project can change at any moment), and shared caches keep
+    nothing. With a member's session (a browser, perhaps a shared one), `private,
+    no-store`: nothing stays on its disk after the member logs out."""
     tag = cached.etag
     if not_modified(request, tag):
         response = HttpResponseNotModified()
@@ -68,5 +72,6 @@ def cached_response(request, cached, *, content_type: str) -> HttpResponse:
             cached.body(), content_type=content_type, gzipped=cached.gzipped
         )
     response["ETag"] = tag
-    response["Cache-Control"] = "private, no-cache"
+    by_key = getattr(request.user, "type", None) == API_KEY
+    response["Cache-Control"] = "private, no-cache" if by_key else "private, no-store"
     return response

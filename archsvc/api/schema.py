@@ -160,25 +160,32 @@ SPEC_PATH_PARAMETERS = {
 def spec_path_parameters(result, generator, request, public):
     """Postprocessing hook: drf-spectacular names path parameters after the URL kwargs
     (`/v1/projects/{project_id}`), while the spec, and the parameters the views declare,
-    say `{projectId}`, `{serviceSlug}` and `{snapshotId}`. Paths take the spec's names and
-    the kwarg-named duplicates are dropped, so each template variable is declared once."""
+    say `{projectId}`, `{serviceSlug}` and `{snapshotId}`. Where an operation declares the
+    spec's name, the path takes it and the kwarg-named duplicate is dropped, so each
+    template variable is declared once; anything else is left as it is."""
     paths = {}
     for path, path_item in result.get("paths", {}).items():
-        for kwarg, name in SPEC_PATH_PARAMETERS.items():
+        operations = [op for op in path_item.values() if isinstance(op, dict)]
+        declared = {
+            p.get("name")
+            for op in operations
+            for p in op.get("parameters", [])
+            if p.get("in") == "path"
+        }
+        renames = {
+            kwarg: name
+            for kwarg, name in SPEC_PATH_PARAMETERS.items()
+            if kwarg in declared and name in declared and f"{{{kwarg}}}" in path
+        }
+        for kwarg, name in renames.items():
             path = path.replace(f"{{{kwarg}}}", f"{{{name}}}")
-        for operation in path_item.values():
-            if not isinstance(operation, dict) or "parameters" not in operation:
-                continue
-            declared = {p["name"] for p in operation["parameters"] if p.get("in") == "path"}
-            kept = []
-            for parameter in operation["parameters"]:
-                name = SPEC_PATH_PARAMETERS.get(parameter["name"])
-                if parameter.get("in") == "path" and name:
-                    if name in declared:
-                        continue
-                    parameter = {**parameter, "name": name}
-                kept.append(parameter)
-            operation["parameters"] = kept
+        for operation in operations:
+            if "parameters" in operation:
+                operation["parameters"] = [
+                    p
+                    for p in operation["parameters"]
+                    if not (p.get("in") == "path" and p.get("name") in renames)
+                ]
         paths[path] = path_item
     result["paths"] = paths
     return result
@@ -216,4 +223,9 @@ IF_NONE_MATCH = OpenApiParameter(
     OpenApiParameter.HEADER,
     description="the ETag of an earlier response: 304 without a body while it is current",
 )
-NOT_MODIFIED = {304: OpenApiResponse(description="Not Modified: the If-None-Match tag is current")}
+NOT_MODIFIED = {
+    304: OpenApiResponse(
+        description="Not Modified: the If-None-Match tag is still current (no body; the "
+        "ETag header repeats it)"
+    )
+}

@@ -70,7 +70,8 @@ def test_schema_paths_are_the_specs_with_each_path_parameter_declared_once(db):
 
 
 def _json_schema(node, components):
-    """An OpenAPI 3.0 schema as JSON Schema: references resolved, `nullable` as a type."""
+    """An OpenAPI 3.0 schema as JSON Schema: references resolved, `nullable` as a type,
+    objects closed to properties they do not list."""
     if isinstance(node, list):
         return [_json_schema(item, components) for item in node]
     if not isinstance(node, dict):
@@ -78,6 +79,8 @@ def _json_schema(node, components):
     if "$ref" in node:
         return _json_schema(components[node["$ref"].rsplit("/", 1)[1]], components)
     out = {key: _json_schema(value, components) for key, value in node.items()}
+    if "properties" in out:
+        out.setdefault("additionalProperties", False)  # an undocumented field fails
     if out.pop("nullable", False):
         if "type" in out:
             out["type"] = [out["type"], "null"]

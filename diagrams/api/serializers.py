@@ -269,9 +269,13 @@ class ProjectEntitiesSerializer(serializers.Serializer):
     flows = serializers.DictField(child=serializers.DictField())
 
 
+GRAPH_NODE_TYPES = ["service", "messaging"]
+GRAPH_EDGE_KINDS = ["produces", "consumes"]
+
+
 class GraphNodeSerializer(serializers.Serializer):
     id = serializers.CharField()
-    type = serializers.ChoiceField(choices=["service", "messaging"])
+    type = serializers.ChoiceField(choices=GRAPH_NODE_TYPES)
     label = serializers.CharField()
     category = serializers.CharField(allow_null=True, help_text="category name")
     owner = serializers.CharField(allow_null=True, help_text="owner team")
@@ -290,7 +294,7 @@ class GraphEdgeSerializer(serializers.Serializer):
     source = serializers.CharField()
     target = serializers.CharField()
     kind = serializers.ChoiceField(
-        choices=["produces", "consumes"],
+        choices=GRAPH_EDGE_KINDS,
         help_text="the way data flows: service -> topic (produces), topic -> service (consumes)",
     )
     points = serializers.ListField(

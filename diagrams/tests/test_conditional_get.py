@@ -101,7 +101,8 @@ def test_if_none_match_forms(api, project):
     strong = tag.removeprefix("W/")
     for header in (tag, strong, f'"other", {tag}', f'W/"a",W/"b" , {strong}', "*"):
         assert api.get(url, HTTP_IF_NONE_MATCH=header).status_code == 304, header
-    for header in ('"other"', 'W/"other"', "garbage", tag[:-2] + '"', ",", tag + "x" * 5000):
+    oversized = ", ".join([f'W/"{i:040d}"' for i in range(100)] + [tag])  # 4,500 characters
+    for header in ('"other"', 'W/"other"', "garbage", tag[:-2] + '"', ",", oversized):
         response = api.get(url, HTTP_IF_NONE_MATCH=header)
         assert response.status_code == 200, header
         assert response.json()[0]["name"].startswith("Service")
@@ -140,3 +141,73 @@ def test_304_is_one_query_and_needs_no_cache(api, project):
     assert response.status_code == 304
     assert len(captured) == 1
     assert len(local_renders._entries) == 0  # nothing was rendered or fetched
+
+
+def test_rate_limits_come_before_304(api, project, settings):
+    url = f"/v1/projects/{project}/graph"
+    tag = api.get(url)["ETag"]
+    settings.RATE_LIMIT_READ = "2/h"
+    assert api.get(url, HTTP_IF_NONE_MATCH=tag).status_code == 304
+    assert api.get(url, HTTP_IF_NONE_MATCH=tag).status_code == 304
+    assert api.get(url, HTTP_IF_NONE_MATCH=tag).status_code == 429
+
+
+def test_head_answers_like_get(api, project):
+    url = f"/v1/projects/{project}/graph/svg"
+    tag = api.get(url)["ETag"]
+    head = api.head(url)
+    assert head.status_code == 200 and head["ETag"] == tag and head.content == b""
+    assert api.head(url, HTTP_IF_NONE_MATCH=tag).status_code == 304
+
+
+def test_a_future_time_is_current_until_it_comes(api, project):
+    """A render `at` a future time is the current state ("Current state" in the SVG's
+    header) until that time passes; then it is "As of", with a new tag."""
+    import time
+    from datetime import UTC, datetime, timedelta
+
+    at = (datetime.now(UTC) + timedelta(seconds=1.5)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    url = f"/v1/projects/{project}/graph/svg?at={at}"
+    before = api.get(url)
+    assert b"Current state" in before.content
+    time.sleep(2)
+    after = api.get(url, HTTP_IF_NONE_MATCH=before["ETag"])
+    assert after.status_code == 200 and after["ETag"] != before["ETag"]
+    assert b"As of" in after.content
+
+
+def test_filtered_ids_echo_in_the_order_asked(api, project):
+    base = f"/v1/projects/{project}/graph?filteredIds="
+    one = api.get(base + "service--service-1,service--service-2")
+    two = api.get(base + "service--service-2,service--service-1")
+    assert one.json()["filteredIds"] == ["service--service-1", "service--service-2"]
+    assert two.json()["filteredIds"] == ["service--service-2", "service--service-1"]
+    assert one["ETag"] != two["ETag"]
+
+
+def test_an_operator_rename_in_admin_changes_the_tag(api, project, rf):
+    from django.contrib import admin
+
+    from diagrams.admin import ProjectAdmin
+    from diagrams.models import Project
+
+    url = f"/v1/projects/{project}/graph/svg"
+    before = api.get(url)
+    obj = Project.objects.get(pk=project)
+    obj.name = "Renamed by an operator"
+    ProjectAdmin(Project, admin.site).save_model(rf.post("/admin/"), obj, None, change=True)
+    after = api.get(url, HTTP_IF_NONE_MATCH=before["ETag"])
+    assert after.status_code == 200 and b"Renamed by an operator" in after.content
+
+
+def test_members_browsers_store_nothing(factory, org, project):
+    member = factory.member_client(factory.member(org))
+    response = member.get(f"/v1/projects/{project}/graph/svg")
+    assert response.status_code == 200
+    assert response["Cache-Control"] == "private, no-store"
+    assert (
+        member.get(
+            f"/v1/projects/{project}/graph/svg", HTTP_IF_NONE_MATCH=response["ETag"]
+        ).status_code
+        == 304
+    )

@@ -14,9 +14,7 @@ from playwright.sync_api import expect
 
 from conftest import requires_chromium
 
-SCREENSHOTS = Path(
-    os.environ.get("SCREENSHOTS_DIR") or Path(tempfile.gettempdir()) / "archsvc-screenshots"
-)
+SCREENSHOTS = os.environ.get("SCREENSHOTS_DIR")
 pytestmark = [
     pytest.mark.browser,
     requires_chromium,
@@ -25,11 +23,14 @@ pytestmark = [
 
 def shoot(page, name: str) -> None:
     """The page at 1280 and at 390 pixels wide."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    global SCREENSHOTS
+    if SCREENSHOTS is None:
+        SCREENSHOTS = tempfile.mkdtemp(prefix="archsvc-screenshots-")
+    Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
     for width, height in ((1280, 860), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}-{width}.png"))
+        page.screenshot(path=str(Path(SCREENSHOTS) / f"{name}-{width}.png"))
     page.set_viewport_size({"width": 1280, "height": 860})
 
 

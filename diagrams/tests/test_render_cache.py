@@ -59,20 +59,38 @@ def test_a_revoked_share_is_404_even_with_a_warm_render(factory, org):
 
 
 def test_keys_carry_the_version_of_the_rendering_code(api):
-    """A deploy of new rendering code (or of a new format for cached values) changes this
-    hash of its sources, so no key of the old code is found again."""
+    """A deploy of new code that makes the bytes of a cached read (or of a new format for
+    cached values) changes this hash of its sources, so no key (and no ETag) of the old code
+    is found again."""
     import hashlib
+    import inspect
     from pathlib import Path
 
+    from archsvc.api import params
+    from diagrams import entities, selectors, slugs
+    from diagrams.api import service_views
     from diagrams.models import Project
+    from diagrams.rendering import document, mermaid, svg
 
-    package = Path(render_cache.__file__).resolve().parent
-    sources = sorted((package / "rendering").glob("*.py")) + [
-        package / "entities.py",
-        package / "render_cache.py",
-    ]
+    sources = render_cache._SOURCES
     expected = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()[:12]
     assert render_cache.RENDER_VERSION == expected
+    # Everything the cached bodies are made of is among them.
+    for made_by in (
+        document.project_graph_json,
+        svg.svg_document,
+        mermaid.mermaid_flowchart,
+        entities.project_entities,
+        selectors.project_graph_view,
+        selectors._when_label,
+        selectors.services_at,
+        service_views.service_json,
+        service_views.topic_json,
+        params.iso,
+        slugs.service_slug,
+        render_cache.cached_encoded,
+    ):
+        assert Path(inspect.getsourcefile(made_by)).resolve() in sources, made_by
     project = Project.objects.get(pk=new_project(api))
     key = render_cache.render_key(project=project, at=None, filtered_ids=[], depth=1, kind="svg")
     assert key.startswith(f"render:{expected}:")
