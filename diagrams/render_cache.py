@@ -21,7 +21,6 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache
-from django.utils import timezone
 
 from archsvc.api.params import iso
 
@@ -50,12 +49,14 @@ def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind:
     write moves), the query (filteredIds in the order given, which the JSON echoes) and
     whether `at` is still in the future (a render of a future time is the current state
     until that time comes, then it is "as of")."""
+    from diagrams.selectors import is_current
+
     query = json.dumps(
         [
             project.id,
             iso(project.updated_at),
             iso(at),
-            at is None or at >= timezone.now(),
+            is_current(at),
             list(filtered_ids),
             depth if filtered_ids else None,
             kind,

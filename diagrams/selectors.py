@@ -225,7 +225,9 @@ def pin_list(*, actor: Actor) -> list[Pin]:
 # --- Services at any time -------------------------------------------------------------------
 
 
-def _is_current(at: datetime | None) -> bool:
+def is_current(at: datetime | None) -> bool:
+    """Whether a read `at` this time is of the current state (no time, or one not yet
+    come); the render cache keys on it too."""
     return at is None or at >= timezone.now()
 
 
@@ -233,7 +235,7 @@ def live_snapshots(*, project: Project, at: datetime | None = None) -> QuerySet[
     """The live services' snapshots as of `at` (now when None). The current state reads the
     live-slug partial index; a past state picks, per service, the last snapshot begun by
     `at` through the (service, valid_from) index, never scanning the whole history."""
-    if _is_current(at):
+    if is_current(at):
         return ServiceSnapshot.objects.filter(
             project=project, valid_until__isnull=True, deleted=False
         )
@@ -258,7 +260,7 @@ def services_at(*, project: Project, at: datetime | None = None) -> list[Service
 def service_at(*, project: Project, slug: str, at: datetime | None = None) -> ServiceSnapshot:
     """The service that had this slug at `at` (slugs resolve as of `at`), or 404."""
     snapshots = ServiceSnapshot.objects.filter(project=project, slug=slug, deleted=False)
-    if _is_current(at):
+    if is_current(at):
         snapshots = snapshots.filter(valid_until__isnull=True)
     else:
         snapshots = snapshots.filter(
@@ -371,7 +373,7 @@ def project_graph_only(
 
 
 def _when_label(project: Project, at: datetime | None) -> str:
-    if at is not None and not _is_current(at):
+    if at is not None and not is_current(at):
         return f"As of {at:%Y-%m-%d %H:%M:%S} UTC"
     return f"Current state · last change {project.updated_at:%Y-%m-%d %H:%M} UTC"
 

@@ -21,3 +21,20 @@ def new_service(client: Client, project: str, body: dict) -> dict:
     response = post(client, f"/v1/projects/{project}/services", body)
     assert response.status_code == 200, response.content
     return response.json()
+
+
+def topic_ring_project(client: Client, name: str, size: int) -> str:
+    """A project of `size` services, "Service 0" to "Service {size-1}", each producing its
+    own topic and consuming the next one's."""
+    project = new_project(client, name)
+    for i in range(size):
+        new_service(
+            client,
+            project,
+            {
+                "name": f"Service {i}",
+                "produces": [{"name": f"t{i}"}],
+                "consumes": [{"name": f"t{(i + 1) % size}"}],
+            },
+        )
+    return project

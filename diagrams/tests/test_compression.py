@@ -7,25 +7,14 @@ import gzip
 import pytest
 from django.test import Client
 
-from diagrams.tests.helpers import new_project, new_service
+from diagrams.tests.helpers import new_service, topic_ring_project
 
 ENDPOINTS = ["graph", "graph/svg", "graph/mermaid", "services", "entities"]
 
 
 @pytest.fixture
 def project(api):
-    project = new_project(api, "Compressed <shop> & co")
-    for i in range(12):
-        new_service(
-            api,
-            project,
-            {
-                "name": f"Service {i}",
-                "produces": [{"name": f"t{i}"}],
-                "consumes": [{"name": f"t{(i + 1) % 12}"}],
-            },
-        )
-    return project
+    return topic_ring_project(api, "Compressed <shop> & co", 12)
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS)

@@ -10,25 +10,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from diagrams.render_cache import local_renders
-from diagrams.tests.helpers import new_project, new_service, put
+from diagrams.tests.helpers import put, topic_ring_project
 
 ENDPOINTS = ["graph", "graph/svg", "graph/mermaid", "services", "entities"]
 
 
 @pytest.fixture
 def project(api):
-    project = new_project(api, "Conditional")
-    for i in range(4):
-        new_service(
-            api,
-            project,
-            {
-                "name": f"Service {i}",
-                "produces": [{"name": f"t{i}"}],
-                "consumes": [{"name": f"t{(i + 1) % 4}"}],
-            },
-        )
-    return project
+    return topic_ring_project(api, "Conditional", 4)
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
