@@ -13,6 +13,7 @@ from diagrams.rendering.ordering import (
     Graph,
     Ordering,
     _depth_first_layers,
+    _merge_inversions,
 )
 
 
@@ -117,9 +118,10 @@ def test_crossings_are_counted_exactly(seed):
     assert ordering.crossings() == brute_crossings(g, ordering.pos)
 
 
-@pytest.mark.parametrize("edges", [3, 60, 129, 300])
+@pytest.mark.parametrize("edges", [3, 60, 129, 300, 513, 2000])
 def test_crossings_of_wide_gaps_are_counted_exactly(edges):
-    # two layers: a gap of over 128 edges is counted alone, smaller ones in groups
+    # two layers: a gap of over 128 edges is counted alone (over 512 by merge sort), smaller
+    # ones in groups; many edges share their ends, so ties are counted (not crossing) too
     rng = random.Random(edges)
     up: list[list[int]] = [[] for _ in range(60)]
     down: list[list[int]] = [[] for _ in range(60)]
@@ -130,6 +132,14 @@ def test_crossings_of_wide_gaps_are_counted_exactly(edges):
     g = Graph([0] * 30 + [1] * 30, up, down, 60)
     ordering = shuffled(g, edges)
     assert ordering.crossings() == brute_crossings(g, ordering.pos)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_merge_count_of_inversions_is_exact(seed):
+    rng = random.Random(seed)
+    values = [rng.randrange(1 + 40 * seed) for _ in range(300 + 97 * seed)]
+    expected = sum(1 for i, a in enumerate(values) for b in values[i + 1 :] if a > b)
+    assert _merge_inversions(np.array(values)) == expected
 
 
 def plain_transpose(ordering: Ordering, passes: int, equal_swaps: bool) -> None:
