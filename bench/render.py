@@ -33,12 +33,20 @@ DEFAULT = [
     "random-1000",
     "domains-3000",
     "random-3000",
+    "dense-1000",
+    "dense-3000",
 ]
+# dense-N (generated here, not in ../shared): N services, each producing 5 and consuming 5
+# of N topics at random (10 for dense-3000: 20 each). Far over the layout's budget
+# (diagrams/rendering/layout.py LAYOUT_BUDGET), they show what a huge tangled project costs.
+DENSE_TOPICS = {"dense-1000": 5, "dense-3000": 10}
 
 
 def load_states(name: str):
     from diagrams.entities import ServiceState, topic_normal
 
+    if name in DENSE_TOPICS:
+        return dense_states(int(name.rsplit("-", 1)[1]), DENSE_TOPICS[name])
     data = json.loads((ARCHITECTURES / f"{name}.json").read_text())
     return [
         ServiceState(
@@ -54,6 +62,30 @@ def load_states(name: str):
         )
         for s in data["services"]
     ]
+
+
+def dense_states(services: int, per_side: int):
+    import random
+
+    from diagrams.entities import ServiceState, topic_normal
+
+    rng = random.Random(services)
+    states = []
+    for i in range(services):
+        chosen = [
+            topic_normal({"name": f"topic-{t:05d}"})
+            for t in rng.sample(range(services), 2 * per_side)
+        ]
+        name = f"svc-{i:05d}"
+        states.append(
+            ServiceState(
+                slug=name,
+                name=name,
+                produces=tuple(chosen[:per_side]),
+                consumes=tuple(chosen[per_side:]),
+            )
+        )
+    return states
 
 
 def measure_ours(name: str) -> None:
@@ -82,6 +114,7 @@ def measure_ours(name: str) -> None:
                 "crossings": crossings,
                 "layers": layout.layers,
                 "dummies": layout.dummies,
+                "simplified": layout.simplified,
                 "svg_bytes": len(svg),
             }
         )
@@ -134,7 +167,11 @@ def main() -> None:
         ours = json.loads(output)
         services = int(name.rsplit("-", 1)[1])
         dot = None
-        if have_dot and services <= args.dot_max_services:
+        if (
+            have_dot
+            and services <= args.dot_max_services
+            and (ARCHITECTURES / f"{name}.dot").exists()
+        ):
             with tempfile.TemporaryDirectory() as tmp:
                 svg_path, plain_path = Path(tmp) / "g.svg", Path(tmp) / "g.plain"
                 done, elapsed, dot_rss = run_child(
@@ -167,7 +204,11 @@ def main() -> None:
             "run, to read its coordinates). Crossings are counted the same way for both "
             "(`bench/crossings.py`: ranks are the distinct x of node centres; each edge is read "
             "at every rank it spans along its drawn path; two edges cross between neighbouring "
-            "ranks when their order flips). Peak memory is the child process's maximum RSS.",
+            "ranks when their order flips). Peak memory is the child process's maximum RSS. "
+            "Graphs over the layout's budget (200,000 nodes + dummies, `LAYOUT_BUDGET`) are "
+            "drawn simply (no dummies: straight edges, barycentre orders; "
+            "docs/rendering.md); dense-N are generated (N services, each on 10 random topics "
+            "of N, 20 for dense-3000) and have no dot file.",
             "",
             "| graph | nodes / edges | ours | dot | dot / ours | crossings ours | crossings dot "
             "| layers / dummies | peak memory ours / dot |",
@@ -194,6 +235,8 @@ def _row(name: str, ours: dict, ours_rss: int, dot: dict | None) -> str:
         ratio = f"{dot['time'] / ours['total']:.1f}x"
         dot_crossings = f"{dot['crossings']:,}"
         dot_memory = f"{dot['rss'] / 1024:.0f} MB"
+    if ours.get("simplified"):
+        name = f"{name} (simple drawing)"
     return (
         f"| {name} | {ours['nodes']:,} / {ours['edges']:,} | {ours_time} | {dot_time} | "
         f"{ratio} | {ours['crossings']:,} | {dot_crossings} | "

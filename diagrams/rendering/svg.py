@@ -113,8 +113,17 @@ def _legend_width(legend: list[tuple[str, str]]) -> float:
     return sum(text_width(name, 12) + 34 for name, _ in legend)
 
 
+SIMPLIFIED_NOTE = "simplified drawing (too many long edges to untangle): filter for detail"
+
+
+def _subtitle(layout: Layout, when: str) -> str:
+    """The header's second line: the time shown, and whether the drawing is simplified."""
+    return f"{when} · {SIMPLIFIED_NOTE}" if layout.simplified else when
+
+
 def svg_size(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) -> tuple[float, float]:
     """The canvas: the layout, the header and the legend, with margins."""
+    when = _subtitle(layout, when)
     header_width = max(text_width(title, 18), text_width(when, 12)) + 40
     width = max(
         layout.width + 2 * MARGIN,
@@ -130,6 +139,7 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
     legend = _legend_items(graph)
     legend_width = _legend_width(legend)
     width, height = svg_size(graph, layout, title=title, when=when)
+    when = _subtitle(layout, when)
     drawing = svgwrite.Drawing(size=(f"{width:g}", f"{height:g}"), profile="full", debug=False)
     drawing.viewbox(0, 0, width, height)
     drawing.attribs["role"] = "img"

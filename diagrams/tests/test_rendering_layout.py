@@ -2,7 +2,7 @@
 
 import json
 import random
-from itertools import combinations
+from itertools import combinations, pairwise
 from pathlib import Path
 
 import networkx as nx
@@ -205,3 +205,50 @@ def test_a_tangled_architecture_keeps_every_invariant(monkeypatch):
     first = assert_invariants(graph)
     assert any(least_dummies)
     assert layout_layered(graph) == first
+
+
+def test_a_part_over_the_budget_is_drawn_simply_keeping_every_invariant(monkeypatch):
+    # The budget is cut to fit a small graph; the real one (300,000 nodes and dummies) is
+    # exercised below. Simple drawing: same layers, no dummies, straight edges, no overlap.
+    import diagrams.rendering.layout as layout_module
+
+    states = random_architecture(3, 60)
+    graph, _ = project_graph(states)
+    full = layout_layered(graph)
+    assert not full.simplified and full.dummies > 50
+    monkeypatch.setattr(layout_module, "LAYOUT_BUDGET", 50)
+    layout = assert_invariants(graph)
+    assert layout.simplified and layout.dummies == 0
+    assert layout.layers == full.layers
+    for edge in layout.edges:
+        assert len(edge.points) <= 4  # out of the source's column, across, into the target's
+    shuffled = list(states)
+    random.Random(2).shuffle(shuffled)
+    assert layout_layered(project_graph(shuffled)[0]) == layout  # deterministic
+    svg = svg_document(graph, layout, title="P", when="now")
+    assert "simplified drawing" in svg
+    assert "simplified drawing" not in svg_document(graph, full, title="P", when="now")
+
+
+def test_a_huge_tangled_project_is_drawn_simply():
+    # 1,000 services, each producing 5 and consuming 5 of 1,000 topics at random: fully laid
+    # out it needs 525,046 nodes and dummies (12 s of crossing reduction and 0.4 GB here;
+    # twice the size, 69 s and 0.9 GB). Over the budget, it is drawn simply.
+    rng = random.Random(5)
+    topics = [f"t-{i}" for i in range(1000)]
+    states = []
+    for i in range(1000):
+        chosen = rng.sample(topics, 10)
+        states.append(service(f"svc-{i}", produces=chosen[:5], consumes=chosen[5:]))
+    graph, _ = project_graph(states)
+    layout = layout_layered(graph)
+    assert layout.simplified and layout.dummies == 0
+    assert set(layout.nodes) == set(graph.nodes)
+    assert {(e.source, e.target) for e in layout.edges} == set(graph.edges)
+    columns: dict[float, list] = {}
+    for box in layout.nodes.values():
+        columns.setdefault(box.x + box.width / 2, []).append(box)
+    for boxes in columns.values():  # stacked in their column, none on another
+        boxes.sort(key=lambda b: b.y)
+        for upper, lower in pairwise(boxes):
+            assert upper.y + upper.height <= lower.y
