@@ -7,28 +7,18 @@ from bisect import bisect_left, bisect_right
 
 import numpy as np
 
-from diagrams.rendering.ordering import _merge_inversions
+from diagrams.rendering.ordering import _inversions as _gap_inversions
 
 
 def _inversions(pairs: np.ndarray) -> int:
-    m = len(pairs)
-    if m < 2:
+    """Crossings among (y at one rank, y at the next) pairs: the layout's own count, on the
+    ys' ranks (which keep their order and their ties)."""
+    if len(pairs) < 2:
         return 0
-    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
-    first, second = pairs[order, 0], pairs[order, 1]
-    if m > 512:
-        # sorted by first end, then second: pairs cross when their second ends are in
-        # strictly the wrong order; counted by merge sort (diagrams/rendering/ordering.py)
-        return _merge_inversions(np.unique(second, return_inverse=True)[1])
-    total = 0
-    chunk = max(1, 4_000_000 // m)
-    for start in range(0, m, chunk):
-        stop = min(m, start + chunk)
-        mask = (first[None, :] < first[start:stop, None]) & (
-            second[None, :] > second[start:stop, None]
-        )
-        total += int(mask.sum())
-    return total
+    return _gap_inversions(
+        np.unique(pairs[:, 0], return_inverse=True)[1],
+        np.unique(pairs[:, 1], return_inverse=True)[1],
+    )
 
 
 def _y_at(path: list[tuple[float, float]], x: float) -> float | None:

@@ -14,6 +14,7 @@ own. Our time covers layout + SVG, after loading the graph.
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -101,8 +102,6 @@ def measure_ours(name: str) -> None:
     laid_out = time.perf_counter()
     svg = svg_document(graph, layout, title=name, when="benchmark")
     finished = time.perf_counter()
-    import resource
-
     rendered_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # before counting
     ranks = [box.x + box.width / 2 for box in layout.nodes.values()]
     crossings = count_crossings(ranks, [list(edge.points) for edge in layout.edges])
