@@ -22,6 +22,11 @@ def env_int(name: str, default: int) -> int:
     return int(value) if value not in (None, "") else default
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value not in (None, "") else default
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
@@ -236,6 +241,12 @@ PADDLE_PRICES = {
 RENDER_CACHE_SECONDS = env_int("RENDER_CACHE_SECONDS", 86400)
 # Each worker also keeps its most recently used renders in memory, up to this many bytes.
 RENDER_LOCAL_CACHE_BYTES = env_int("RENDER_LOCAL_CACHE_BYTES", 32 * 1024 * 1024)
+# A render missing from the cache is made by one worker; the others asking for it meanwhile
+# wait up to this long for its result before rendering it themselves (0: every worker that
+# misses renders). The lock a render holds expires after RENDER_LOCK_SECONDS, in case its
+# worker dies: keep it above the longest render and below the worker timeout.
+RENDER_LOCK_WAIT_SECONDS = env_float("RENDER_LOCK_WAIT_SECONDS", 20.0)
+RENDER_LOCK_SECONDS = env_int("RENDER_LOCK_SECONDS", 25)
 
 # The assistant: the built-in analyst unless an OpenAI-compatible endpoint is configured.
 ASSISTANT_BASE_URL = os.environ.get("ASSISTANT_BASE_URL", "")

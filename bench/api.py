@@ -62,27 +62,35 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def database_create() -> None:
+def database_create(database: str = DATABASE) -> str:
+    """A new, migrated database of that name (dropped first when it exists); its URL."""
     import psycopg
 
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DATABASE}")
+        conn.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {database}")
+    url = f"postgres://postgres@127.0.0.1:5432/{database}"
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "-v", "0"],
         cwd=ROOT,
         check=True,
-        env={**os.environ, "DATABASE_URL": DATABASE_URL},
+        env={**os.environ, "DATABASE_URL": url},
     )
+    return url
 
 
-def seed() -> tuple[str, str, str]:
+def seed(
+    *,
+    database_url: str = DATABASE_URL,
+    architecture: str = ARCHITECTURE,
+    small_projects: int = SMALL_PROJECTS,
+) -> tuple[str, str, str]:
     """Org, key (projects:manage), the big project and a few small ones, in this process.
     The API key's token, the big project's id and the slug of the service PUT updates."""
-    os.environ["DATABASE_URL"] = DATABASE_URL
+    os.environ["DATABASE_URL"] = database_url
     os.environ["DJANGO_SETTINGS_MODULE"] = "archsvc.settings"
     os.environ["RATE_LIMIT_ENABLED"] = "0"
-    os.environ["PLAN_FREE_MAX_PROJECTS"] = str(SMALL_PROJECTS + 10)
+    os.environ["PLAN_FREE_MAX_PROJECTS"] = str(small_projects + 10)
     os.environ.pop("REDIS_URL", None)
 
     import django
@@ -103,14 +111,18 @@ def seed() -> tuple[str, str, str]:
         permissions=[ApiKey.PERMISSION_PROJECTS_MANAGE],
     )
     actor = actor_for_api_key(key)
-    data = json.loads((ARCHITECTURES / f"{ARCHITECTURE}.json").read_text())
+    data = json.loads((ARCHITECTURES / f"{architecture}.json").read_text())
     with transaction.atomic():
-        big = project_create(actor=actor, name=f"Bench {ARCHITECTURE}", description="200 services")
+        big = project_create(
+            actor=actor,
+            name=f"Bench {architecture}",
+            description=f"{len(data['services'])} services",
+        )
     slug = None
     for service in data["services"]:
         snapshot = service_create(actor=actor, project_id=big.id, data=service)
         slug = slug or snapshot.slug
-    for index in range(SMALL_PROJECTS):
+    for index in range(small_projects):
         with transaction.atomic():
             small = project_create(actor=actor, name=f"Small {index}", description="small")
         for service in data["services"][:3]:
@@ -124,7 +136,13 @@ def seed() -> tuple[str, str, str]:
 class Server:
     """gunicorn on a free port with bench/ceiling_settings.py (the app plus /bench/ceiling)."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        workers: int = WORKERS,
+        database_url: str = DATABASE_URL,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = tempfile.NamedTemporaryFile(
@@ -133,13 +151,14 @@ class Server:
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "bench.ceiling_settings",
-            "DATABASE_URL": DATABASE_URL,
+            "DATABASE_URL": database_url,
             "REDIS_URL": REDIS_URL,
             "CACHE_KEY_PREFIX": f"apibench-{uuid.uuid4().hex[:8]}",
             "RATE_LIMIT_ENABLED": "0",
             "DEBUG": "0",
             "DB_CONN_MAX_AGE": "600",
             "LOG_LEVEL": "WARNING",
+            **(env or {}),
         }
         self.process = subprocess.Popen(
             [
@@ -152,7 +171,7 @@ class Server:
                 "-b",
                 f"127.0.0.1:{self.port}",
                 "-w",
-                str(WORKERS),
+                str(workers),
                 "--timeout",
                 "120",
             ],

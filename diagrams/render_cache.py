@@ -9,13 +9,23 @@ Because a key names one state forever (the same key always means the same bytes)
 worker also keeps the entries it used last in its own memory (`RENDER_LOCAL_CACHE_BYTES`,
 least recently used first out) in front of the shared cache: a warm read of a 400 KB SVG
 then costs no transfer from Redis and no unpickling. This can never serve a stale render:
-a write moves `updated_at`, so the next request asks for a key no worker has."""
+a write moves `updated_at`, so the next request asks for a key no worker has.
+
+A missing render is made once, however many workers ask for it at the same time (after a
+write to a big project, every open browser and script asks for the new state at once): the
+first to miss takes a short lock in the shared cache (`cache.add`, atomic in Redis) and
+renders; the others wait for its result and read it from the cache instead of rendering the
+same bytes again on the same cores. A worker that waits longer than
+`RENDER_LOCK_WAIT_SECONDS` (or finds the cache unreachable) renders for itself, and a lock
+whose holder died expires, so nothing ever waits on a lost render."""
 
 import gzip
 import hashlib
 import json
 import logging
 import threading
+import time
+import uuid
 from collections import OrderedDict
 from pathlib import Path
 
@@ -103,25 +113,118 @@ class LocalRenders:
 local_renders = LocalRenders()
 
 
+_UNREACHABLE = object()
+
+
+def _shared_get(key: str):
+    """The shared cache's value (None when missing), or _UNREACHABLE."""
+    try:
+        return cache.get(key)
+    except Exception:  # noqa: BLE001 - an unreachable cache must not fail the request
+        logger.warning("render cache unavailable", exc_info=True)
+        return _UNREACHABLE
+
+
+def _shared_set(key: str, value) -> None:
+    try:
+        cache.set(key, value, settings.RENDER_CACHE_SECONDS)
+    except Exception:  # noqa: BLE001
+        logger.warning("render cache unavailable", exc_info=True)
+
+
+def _lock(key: str) -> bool | None:
+    """Take the render lock of `key`: True when taken, False when another worker holds it,
+    None when the cache cannot be asked (then nobody can coordinate: render)."""
+    try:
+        return cache.add(f"{key}:lock", uuid.uuid4().hex, settings.RENDER_LOCK_SECONDS)
+    except Exception:  # noqa: BLE001
+        logger.warning("render cache unavailable", exc_info=True)
+        return None
+
+
+def _unlock(key: str) -> None:
+    try:
+        cache.delete(f"{key}:lock")
+    except Exception:  # noqa: BLE001 - the lock expires by itself
+        logger.warning("render cache unavailable", exc_info=True)
+
+
+def _render(key: str, compute, *, store: bool = True):
+    """`compute()`, stored in the shared cache, and logged (operators see what renders cost
+    and how often they happen)."""
+    started = time.perf_counter()
+    value = compute()
+    logger.info(
+        "render computed: %s in %.0f ms, %d bytes",
+        key,
+        (time.perf_counter() - started) * 1000,
+        len(value),
+    )
+    if store:
+        _shared_set(key, value)
+    return value
+
+
+def _render_once(key: str, compute):
+    """The value of `key` rendered by exactly one worker at a time: take the lock and render,
+    or wait for the worker holding it and read what it stored. The wait polls the cache,
+    from every 5 ms up to every 100 ms (a cold render takes 10 ms to a few seconds)."""
+    waited_from = None
+    deadline = time.monotonic() + settings.RENDER_LOCK_WAIT_SECONDS
+    delay = 0.005
+    while True:
+        taken = _lock(key)
+        if taken is None:
+            return _render(key, compute, store=False)
+        if taken:
+            try:
+                # Another worker may have stored it between our last look and the lock.
+                value = _shared_get(key) if waited_from is not None else None
+                if value is None or value is _UNREACHABLE:
+                    value = _render(key, compute)
+                return value
+            finally:
+                _unlock(key)
+        if waited_from is None:
+            waited_from = time.monotonic()
+        if time.monotonic() + delay > deadline:
+            logger.warning(
+                "render lock wait over %s s: rendering %s here too",
+                settings.RENDER_LOCK_WAIT_SECONDS,
+                key,
+            )
+            return _render(key, compute)
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+        value = _shared_get(key)
+        if value is _UNREACHABLE:
+            return _render(key, compute, store=False)
+        if value is not None:
+            logger.info(
+                "render awaited: %s, made by another worker in %.0f ms of waiting",
+                key,
+                (time.monotonic() - waited_from) * 1000,
+            )
+            return value
+
+
 def cached(key: str, compute):
     """The cached value, or `compute()` stored for next time: this worker's memory first,
-    then the shared cache. A cache that cannot be reached only costs the render."""
+    then the shared cache, then one render for all the workers that miss together. A cache
+    that cannot be reached only costs the render."""
     if not settings.RENDER_CACHE_SECONDS:
         return compute()
     value = local_renders.get(key)
     if value is not None:
         return value
-    try:
-        value = cache.get(key)
-    except Exception:  # noqa: BLE001 - an unreachable cache must not fail the request
-        logger.warning("render cache unavailable", exc_info=True)
-        value = None
-    if value is None:
-        value = compute()
-        try:
-            cache.set(key, value, settings.RENDER_CACHE_SECONDS)
-        except Exception:  # noqa: BLE001
-            logger.warning("render cache unavailable", exc_info=True)
+    value = _shared_get(key)
+    if value is _UNREACHABLE:  # no lock and no store: each would wait out the same timeout
+        value = _render(key, compute, store=False)
+    elif value is None:
+        if settings.RENDER_LOCK_WAIT_SECONDS > 0:
+            value = _render_once(key, compute)
+        else:
+            value = _render(key, compute)
     local_renders.put(key, value)
     return value
 

@@ -72,3 +72,57 @@ def test_two_app_servers_share_state_renders_limits_and_revocations(factory):
     with AppServer(env=env) as a, AppServer(env=env) as b:
         statuses = [call(server, "GET", "/v1/limits", token)[0] for server in (a, b, a, b, a)]
         assert statuses == [200, 200, 200, 429, 429]
+
+
+@requires_postgres
+@requires_redis
+@pytest.mark.django_db(transaction=True)
+def test_a_burst_of_cold_reads_across_servers_renders_once(factory):
+    """After a write to a big project every open page asks for the new drawing at the same
+    moment. Four workers on two servers miss it together: one renders, the rest wait for its
+    bytes in the shared cache (each render is logged, so the logs count them)."""
+    import random
+    import threading
+
+    from accounts.actors import actor_for_api_key
+    from accounts.models import ApiKey
+    from diagrams.service_writes import service_create
+    from diagrams.services import project_create
+
+    org = factory.org("burst")
+    token = factory.key(org, "writer", ["projects:manage"])
+    actor = actor_for_api_key(ApiKey.objects.get(organization=org, name="writer"))
+    project = project_create(actor=actor, name="Tangle", description="").id
+    rng = random.Random(1)
+    topics = [f"topic-{i}" for i in range(150)]
+    for i in range(150):  # a tangled project: its layout takes about half a second
+        service_create(
+            actor=actor,
+            project_id=project,
+            data={
+                "name": f"svc-{i}",
+                "produces": [{"name": t} for t in rng.sample(topics, rng.randint(0, 3))],
+                "consumes": [{"name": t} for t in rng.sample(topics, rng.randint(0, 3))],
+            },
+        )
+    env = {"CACHE_KEY_PREFIX": f"burst-{uuid.uuid4().hex}", "LOG_LEVEL": "INFO"}
+    with AppServer(env=env, workers=2) as a, AppServer(env=env, workers=2) as b:
+        servers = [a, b] * 4
+        start = threading.Barrier(len(servers))
+        answers = [None] * len(servers)
+
+        def read(index):
+            start.wait()
+            answers[index] = call(servers[index], "GET", f"/v1/projects/{project}/graph/svg", token)
+
+        threads = [threading.Thread(target=read, args=(i,)) for i in range(len(servers))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert {status for status, _ in answers} == {200}
+        assert len({body for _, body in answers}) == 1
+        assert answers[0][1].count(b'class="node service"') == 150
+        logs = a.log_text() + b.log_text()
+    renders = [line for line in logs.splitlines() if "render computed" in line]
+    assert len(renders) == 1, renders

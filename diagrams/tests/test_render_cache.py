@@ -1,6 +1,7 @@
 """Renders come from the shared cache while the project is unchanged; any write, a rename, a
 share-token change or new rendering code is seen at once."""
 
+from django.core.cache import cache
 from django.test import Client
 
 from diagrams import render_cache
@@ -94,3 +95,97 @@ def test_keys_carry_the_version_of_the_rendering_code(api):
     project = Project.objects.get(pk=new_project(api))
     key = render_cache.render_key(project=project, at=None, filtered_ids=[], depth=1, kind="svg")
     assert key.startswith(f"render:{expected}:")
+
+
+class Render:
+    """A render that takes as long as the test says, and counts how often it ran."""
+
+    def __init__(self, value: bytes, *, fail: bool = False):
+        import threading
+
+        self.value = value
+        self.fail = fail
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.calls = 0
+
+    def __call__(self):
+        self.calls += 1
+        self.started.set()
+        assert self.release.wait(10), "the test never released the render"
+        if self.fail:
+            raise RuntimeError("render failed")
+        return self.value
+
+
+def in_thread(function):
+    import threading
+
+    result = {}
+
+    def run():
+        try:
+            result["value"] = function()
+        except Exception as error:  # noqa: BLE001 - the test looks at it
+            result["error"] = error
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, result
+
+
+def test_a_missing_render_is_made_once_for_everyone_who_asks_meanwhile():
+    """After a write to a big project, every open page asks for the new state at once: one
+    worker renders it, the others wait for its bytes instead of rendering them again."""
+    key = "render:test:burst"
+    first, others = Render(b"<svg>1</svg>"), [Render(b"other") for _ in range(3)]
+    leader, led = in_thread(lambda: render_cache.cached(key, first))
+    assert first.started.wait(10)
+    followers = [in_thread(lambda r=r: render_cache.cached(key, r)) for r in others]
+    followers[0][0].join(0.3)  # they are waiting, not rendering
+    assert [r.calls for r in others] == [0, 0, 0]
+    first.release.set()
+    for thread, _ in [(leader, led), *followers]:
+        thread.join(10)
+    assert first.calls == 1 and [r.calls for r in others] == [0, 0, 0]
+    assert [led["value"]] + [f[1]["value"] for f in followers] == [b"<svg>1</svg>"] * 4
+    assert cache.get(f"{key}:lock") is None  # released
+
+
+def test_a_failed_render_leaves_the_others_to_render_for_themselves():
+    key = "render:test:failing"
+    failing, second = Render(b"", fail=True), Render(b"<svg>2</svg>")
+    second.release.set()
+    leader, led = in_thread(lambda: render_cache.cached(key, failing))
+    assert failing.started.wait(10)
+    follower, followed = in_thread(lambda: render_cache.cached(key, second))
+    follower.join(0.2)
+    failing.release.set()
+    leader.join(10), follower.join(10)
+    assert isinstance(led["error"], RuntimeError)  # the failing request fails as before
+    assert followed["value"] == b"<svg>2</svg>" and second.calls == 1
+
+
+def test_a_render_that_takes_too_long_is_not_waited_for_past_the_limit(settings):
+    settings.RENDER_LOCK_WAIT_SECONDS = 0.2
+    key = "render:test:slow"
+    slow, impatient = Render(b"slow"), Render(b"own")
+    impatient.release.set()
+    leader, led = in_thread(lambda: render_cache.cached(key, slow))
+    assert slow.started.wait(10)
+    assert render_cache.cached(key, impatient) == b"own" and impatient.calls == 1
+    slow.release.set()
+    leader.join(10)
+    assert led["value"] == b"slow"
+
+
+def test_with_the_wait_off_every_worker_that_misses_renders(settings):
+    settings.RENDER_LOCK_WAIT_SECONDS = 0
+    key = "render:test:off"
+    slow, other = Render(b"a"), Render(b"b")
+    other.release.set()
+    leader, _ = in_thread(lambda: render_cache.cached(key, slow))
+    assert slow.started.wait(10)
+    assert render_cache.cached(key, other) == b"b"
+    slow.release.set()
+    leader.join(10)
