@@ -25,7 +25,6 @@ import json
 import logging
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from pathlib import Path
 
@@ -136,7 +135,7 @@ def _lock(key: str) -> bool | None:
     """Take the render lock of `key`: True when taken, False when another worker holds it,
     None when the cache cannot be asked (then nobody can coordinate: render)."""
     try:
-        return cache.add(f"{key}:lock", uuid.uuid4().hex, settings.RENDER_LOCK_SECONDS)
+        return cache.add(f"{key}:lock", 1, settings.RENDER_LOCK_SECONDS)
     except Exception:  # noqa: BLE001
         logger.warning("render cache unavailable", exc_info=True)
         return None
