@@ -148,23 +148,24 @@ def _unlock(key: str) -> None:
         logger.warning("render cache unavailable", exc_info=True)
 
 
-def _render(key: str, compute, *, store: bool = True):
-    """`compute()`, stored in the shared cache, and logged (operators see what renders cost
-    and how often they happen)."""
+def _render(key: str, compute, label: str, *, store: bool = True):
+    """`compute()`, stored in the shared cache, and logged (operators see what renders cost,
+    of which projects, and how often they happen)."""
     started = time.perf_counter()
     value = compute()
     logger.info(
-        "render computed: %s in %.0f ms, %d bytes",
-        key,
+        "render computed: %s in %.0f ms, %d bytes (%s)",
+        label,
         (time.perf_counter() - started) * 1000,
         len(value),
+        key,
     )
     if store:
         _shared_set(key, value)
     return value
 
 
-def _render_once(key: str, compute):
+def _render_once(key: str, compute, label: str):
     """The value of `key` rendered by exactly one worker at a time: take the lock and render,
     or wait for the worker holding it and read what it stored. The wait polls the cache,
     from every 5 ms up to every 100 ms (a cold render takes 10 ms to a few seconds)."""
@@ -174,13 +175,13 @@ def _render_once(key: str, compute):
     while True:
         taken = _lock(key)
         if taken is None:
-            return _render(key, compute, store=False)
+            return _render(key, compute, label, store=False)
         if taken:
             try:
                 # Another worker may have stored it between our last look and the lock.
                 value = _shared_get(key) if waited_from is not None else None
                 if value is None or value is _UNREACHABLE:
-                    value = _render(key, compute)
+                    value = _render(key, compute, label)
                 return value
             finally:
                 _unlock(key)
@@ -188,29 +189,31 @@ def _render_once(key: str, compute):
             waited_from = time.monotonic()
         if time.monotonic() + delay > deadline:
             logger.warning(
-                "render lock wait over %s s: rendering %s here too",
+                "render lock wait over %s s: rendering %s here too (%s)",
                 settings.RENDER_LOCK_WAIT_SECONDS,
+                label,
                 key,
             )
-            return _render(key, compute)
+            return _render(key, compute, label)
         time.sleep(delay)
         delay = min(delay * 2, 0.1)
         value = _shared_get(key)
         if value is _UNREACHABLE:
-            return _render(key, compute, store=False)
+            return _render(key, compute, label, store=False)
         if value is not None:
             logger.info(
-                "render awaited: %s, made by another worker in %.0f ms of waiting",
-                key,
+                "render awaited: %s, made by another worker in %.0f ms of waiting (%s)",
+                label,
                 (time.monotonic() - waited_from) * 1000,
+                key,
             )
             return value
 
 
-def cached(key: str, compute):
+def cached(key: str, compute, label: str = "render"):
     """The cached value, or `compute()` stored for next time: this worker's memory first,
     then the shared cache, then one render for all the workers that miss together. A cache
-    that cannot be reached only costs the render."""
+    that cannot be reached only costs the render. `label` names the value in the logs."""
     if not settings.RENDER_CACHE_SECONDS:
         return compute()
     value = local_renders.get(key)
@@ -218,17 +221,17 @@ def cached(key: str, compute):
         return value
     value = _shared_get(key)
     if value is _UNREACHABLE:  # no lock and no store: each would wait out the same timeout
-        value = _render(key, compute, store=False)
+        value = _render(key, compute, label, store=False)
     elif value is None:
         if settings.RENDER_LOCK_WAIT_SECONDS > 0:
-            value = _render_once(key, compute)
+            value = _render_once(key, compute, label)
         else:
-            value = _render(key, compute)
+            value = _render(key, compute, label)
     local_renders.put(key, value)
     return value
 
 
-def cached_encoded(key: str, compute, *, gzipped: bool) -> bytes:
+def cached_encoded(key: str, compute, *, gzipped: bool, label: str = "render") -> bytes:
     """As `cached`, kept as UTF-8 bytes: a response is then the cached bytes themselves (a
     400 KB SVG holding one non-ASCII character took 0.65 ms to encode on every request).
     When `gzipped`, the bytes gzip-compressed, cached under their own key (compressed once,
@@ -239,12 +242,12 @@ def cached_encoded(key: str, compute, *, gzipped: bool) -> bytes:
         return value.encode() if isinstance(value, str) else value
 
     if not gzipped:
-        return cached(key, encode)
+        return cached(key, encode, label)
 
     def compress() -> bytes:
-        return gzip.compress(cached(key, encode), compresslevel=6, mtime=0)
+        return gzip.compress(cached(key, encode, label), compresslevel=6, mtime=0)
 
-    return cached(f"{key}:gzip", compress)
+    return cached(f"{key}:gzip", compress, f"{label}, gzip")
 
 
 class CachedRead:
@@ -253,11 +256,12 @@ class CachedRead:
     holds the bytes (If-None-Match) is answered 304 with neither a cache lookup nor a
     render."""
 
-    __slots__ = ("key", "gzipped", "_compute")
+    __slots__ = ("key", "gzipped", "label", "_compute")
 
-    def __init__(self, key: str, compute, *, gzipped: bool) -> None:
+    def __init__(self, key: str, compute, *, gzipped: bool, label: str = "render") -> None:
         self.key = key
         self.gzipped = gzipped
+        self.label = label  # what the logs call it: "svg of <project id>"...
         self._compute = compute
 
     @property
@@ -269,7 +273,7 @@ class CachedRead:
         return f'W/"{version}-{digest[:24]}{"-gzip" if self.gzipped else ""}"'
 
     def body(self) -> bytes:
-        return cached_encoded(self.key, self._compute, gzipped=self.gzipped)
+        return cached_encoded(self.key, self._compute, gzipped=self.gzipped, label=self.label)
 
 
 def json_bytes(value) -> bytes:

@@ -444,6 +444,7 @@ def project_rendering(
 ):
     """project_render as a render_cache.CachedRead: its entity tag, and its bytes when
     asked for."""
+    from archsvc.api.params import iso
     from diagrams.render_cache import CachedRead, json_bytes, render_key
     from diagrams.rendering.document import project_graph_json
     from diagrams.rendering.mermaid import mermaid_flowchart
@@ -474,7 +475,12 @@ def project_rendering(
         )
 
     key = render_key(project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind=kind)
-    return CachedRead(key, compute, gzipped=gzipped)
+    label = f"{kind} of {project.id}"
+    if at is not None:
+        label += f" at {iso(at)}"
+    if filtered_ids:
+        label += f", {len(filtered_ids)} filtered ids, depth {depth}"
+    return CachedRead(key, compute, gzipped=gzipped, label=label)
 
 
 def project_read_cached(
@@ -483,7 +489,9 @@ def project_read_cached(
     """A read of the project's state (services, entities) as a render_cache.CachedRead of
     encoded JSON (gzip bytes when `gzipped`), cached under the project's state like the
     renders: any write to the project makes it unreachable."""
+    from archsvc.api.params import iso
     from diagrams.render_cache import CachedRead, json_bytes, render_key
 
     key = render_key(project=project, at=at, filtered_ids=[], depth=None, kind=kind)
-    return CachedRead(key, lambda: json_bytes(compute()), gzipped=gzipped)
+    label = f"{kind} of {project.id}" + (f" at {iso(at)}" if at is not None else "")
+    return CachedRead(key, lambda: json_bytes(compute()), gzipped=gzipped, label=label)

@@ -126,3 +126,4 @@ def test_a_burst_of_cold_reads_across_servers_renders_once(factory):
         logs = a.log_text() + b.log_text()
     renders = [line for line in logs.splitlines() if "render computed" in line]
     assert len(renders) == 1, renders
+    assert f"render computed: svg of {project} in " in renders[0]

@@ -189,3 +189,21 @@ def test_with_the_wait_off_every_worker_that_misses_renders(settings):
     assert render_cache.cached(key, other) == b"b"
     slow.release.set()
     leader.join(10)
+
+
+def test_each_render_is_logged_with_what_it_drew(api, caplog):
+    """Operators read what renders cost, and of which project, from the logs; warm reads log
+    nothing."""
+    project = new_project(api)
+    new_service(api, project, {"name": "Alpha"})
+    with caplog.at_level("INFO", logger="archsvc.render_cache"):
+        api.get(f"/v1/projects/{project}/graph?filteredIds=service--alpha&depth=2")
+        api.get(f"/v1/projects/{project}/graph/svg", HTTP_ACCEPT_ENCODING="gzip")
+        api.get(f"/v1/projects/{project}/graph/svg", HTTP_ACCEPT_ENCODING="gzip")
+    messages = [r.getMessage() for r in caplog.records]
+    assert [m.split(" in ")[0] for m in messages] == [
+        f"render computed: json of {project}, 1 filtered ids, depth 2",
+        f"render computed: svg of {project}",
+        f"render computed: svg of {project}, gzip",
+    ]
+    assert all("bytes (render:" in m for m in messages)
