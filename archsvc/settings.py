@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "archsvc.middleware.RequestIdMiddleware",
     "archsvc.middleware.CompleteBodyMiddleware",
+    "archsvc.compression.CompressPagesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -85,3 +85,38 @@ def test_errors_are_never_compressed(api):
     response = api.get("/v1/projects/no-such-project/graph/svg", HTTP_ACCEPT_ENCODING="gzip")
     assert response.status_code == 404 and "Content-Encoding" not in response
     assert response.json()["code"] == "project_not_found"
+
+
+def test_pages_are_compressed_for_browsers(factory, org, project):
+    """A project page inlines its whole SVG (625 KB for 200 services): browsers, which all
+    accept gzip, get it compressed; a client that does not accept gzip gets it plain."""
+    member = factory.member_client(factory.member(org))
+    url = f"/projects/{project}/"
+    plain = member.get(url)
+    packed = member.get(url, HTTP_ACCEPT_ENCODING="gzip, deflate, br, zstd")
+    assert plain.status_code == packed.status_code == 200
+    assert "Content-Encoding" not in plain
+    assert packed["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in plain["Vary"] and "Accept-Encoding" in packed["Vary"]
+    page = gzip.decompress(packed.content)
+    assert int(packed["Content-Length"]) == len(packed.content) < len(page) / 4
+    assert b'data-entity-id="service--service-11"' in page and page.rstrip().endswith(b"</html>")
+    for refused in ("gzip;q=0", "identity"):
+        response = member.get(url, HTTP_ACCEPT_ENCODING=refused)
+        assert "Content-Encoding" not in response and b"<svg" in response.content
+
+
+def test_shared_pages_are_compressed_too(api, project, factory, org):
+    manager = factory.key_client(org, "m", ["projects:manage"])
+    token = manager.post(f"/v1/projects/{project}/public-share-token").json()["token"]
+    response = Client().get(f"/share/{token}/", HTTP_ACCEPT_ENCODING="gzip")
+    assert response.status_code == 200 and response["Content-Encoding"] == "gzip"
+    assert b"<svg" in gzip.decompress(response.content)
+
+
+def test_small_api_bodies_are_not_compressed_on_every_request(api, project):
+    """The API compresses only what it keeps whole in the render cache (compressed once);
+    a project or the project list is small and changes per caller: sent as it is."""
+    for url in (f"/v1/projects/{project}", "/v1/projects", "/v1/limits"):
+        response = api.get(url, HTTP_ACCEPT_ENCODING="gzip")
+        assert response.status_code == 200 and "Content-Encoding" not in response
