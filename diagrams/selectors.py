@@ -20,6 +20,7 @@ from accounts.selectors import (
     api_key_token,
 )
 from archsvc.api.errors import BadRequest, NotFound, ProjectNotFound, ServiceNotFound
+from archsvc.api.params import iso
 from archsvc.hotpath import (
     Columns,
     build,
@@ -408,6 +409,17 @@ def assistant_context(*, project: Project):
     )
 
 
+def _read_label(project: Project, at, kind: str, filtered_ids: list[str], depth) -> str:
+    """What the render cache's logs call a cached read: "svg of <project id>", with its
+    `at` and filters when it has them."""
+    label = f"{kind} of {project.id}"
+    if at is not None:
+        label += f" at {iso(at)}"
+    if filtered_ids:
+        label += f", {len(filtered_ids)} filtered ids, depth {depth}"
+    return label
+
+
 def project_render(
     *,
     project: Project,
@@ -444,7 +456,6 @@ def project_rendering(
 ):
     """project_render as a render_cache.CachedRead: its entity tag, and its bytes when
     asked for."""
-    from archsvc.api.params import iso
     from diagrams.render_cache import CachedRead, json_bytes, render_key
     from diagrams.rendering.document import project_graph_json
     from diagrams.rendering.mermaid import mermaid_flowchart
@@ -475,11 +486,7 @@ def project_rendering(
         )
 
     key = render_key(project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind=kind)
-    label = f"{kind} of {project.id}"
-    if at is not None:
-        label += f" at {iso(at)}"
-    if filtered_ids:
-        label += f", {len(filtered_ids)} filtered ids, depth {depth}"
+    label = _read_label(project, at, kind, filtered_ids, depth)
     return CachedRead(key, compute, gzipped=gzipped, label=label)
 
 
@@ -489,9 +496,8 @@ def project_read_cached(
     """A read of the project's state (services, entities) as a render_cache.CachedRead of
     encoded JSON (gzip bytes when `gzipped`), cached under the project's state like the
     renders: any write to the project makes it unreachable."""
-    from archsvc.api.params import iso
     from diagrams.render_cache import CachedRead, json_bytes, render_key
 
     key = render_key(project=project, at=at, filtered_ids=[], depth=None, kind=kind)
-    label = f"{kind} of {project.id}" + (f" at {iso(at)}" if at is not None else "")
+    label = _read_label(project, at, kind, [], None)
     return CachedRead(key, lambda: json_bytes(compute()), gzipped=gzipped, label=label)

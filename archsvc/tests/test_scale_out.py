@@ -1,15 +1,21 @@
 """Two app servers (separate gunicorn processes) on one PostgreSQL and one Redis: a write
-through one is read fresh through the other, renders included, and revocations and rate
-limits hold on both."""
+through one is read fresh through the other, renders included, revocations and rate
+limits hold on both, and a burst of cold reads across both is rendered once."""
 
 import json
+import random
+import threading
 import uuid
 
 import pytest
 
+from accounts.actors import actor_for_api_key
+from accounts.models import ApiKey
 from accounts.services import api_key_revoke
 from archsvc.tests.servers import AppServer
 from conftest import requires_postgres, requires_redis
+from diagrams.service_writes import service_create
+from diagrams.services import project_create
 
 
 def call(server, method, path, token, body=None):
@@ -81,14 +87,6 @@ def test_a_burst_of_cold_reads_across_servers_renders_once(factory):
     """After a write to a big project every open page asks for the new drawing at the same
     moment. Four workers on two servers miss it together: one renders, the rest wait for its
     bytes in the shared cache (each render is logged, so the logs count them)."""
-    import random
-    import threading
-
-    from accounts.actors import actor_for_api_key
-    from accounts.models import ApiKey
-    from diagrams.service_writes import service_create
-    from diagrams.services import project_create
-
     org = factory.org("burst")
     token = factory.key(org, "writer", ["projects:manage"])
     actor = actor_for_api_key(ApiKey.objects.get(organization=org, name="writer"))
