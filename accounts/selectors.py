@@ -83,12 +83,16 @@ def session_lookup(*, token: str) -> AuthSession:
     """The live session a `__session` cookie names, or InvalidToken: ended, idle past
     SESSION_IDLE_SECONDS, or its membership removed."""
     claims = session_token_decode(token)
+    try:
+        session_id = uuid.UUID(str(claims["sid"]))
+    except ValueError:  # signed by us, so never in practice: still a 401, not a 500
+        raise InvalidToken() from None
     idle_since = timezone.now() - timedelta(seconds=settings.SESSION_IDLE_SECONDS)
     try:
         session = reconnecting(
             lambda: AuthSession.objects.select_related(
                 "membership__user", "membership__organization"
-            ).get(pk=claims["sid"], ended_at__isnull=True, last_seen_at__gt=idle_since)
+            ).get(pk=session_id, ended_at__isnull=True, last_seen_at__gt=idle_since)
         )
     except (AuthSession.DoesNotExist, ValueError, TypeError) as exc:
         raise InvalidToken() from exc

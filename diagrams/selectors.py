@@ -19,7 +19,7 @@ from accounts.selectors import (
     api_key_actor_from_row,
     api_key_token,
 )
-from archsvc.api.errors import BadRequest, NotFound, ProjectNotFound, ServiceNotFound
+from archsvc.api.errors import NotFound, ProjectNotFound, ServiceNotFound
 from archsvc.api.params import iso
 from archsvc.hotpath import (
     Columns,
@@ -314,8 +314,8 @@ def snapshot_diff(*, project: Project, snapshot_id: str) -> dict:
     """ServiceSnapshotDiff: a snapshot against the one before it of the same service."""
     try:
         snapshot_uuid = uuid.UUID(str(snapshot_id))
-    except ValueError:
-        raise BadRequest("snapshotId must be a UUID.") from None
+    except ValueError:  # no snapshot has such an id (CONTRACT 5: 404)
+        raise NotFound("Snapshot not found.") from None
     snapshot = ServiceSnapshot.objects.filter(project=project, pk=snapshot_uuid).first()
     if snapshot is None:
         raise NotFound("Snapshot not found.")

@@ -203,3 +203,23 @@ def test_login_redirect_stays_on_this_site(factory, org):
         {"email": "ada@example.com", "password": PASSWORD, "next": "https://evil.example/"},
     )
     assert response["Location"] == "/"
+
+
+def test_a_signed_session_token_naming_no_real_session_is_refused(factory, org):
+    """A token with our signature but a `sid` that is not a session id at all (only someone
+    holding the signing key could make one) is refused like any other: 401, and the login
+    page for pages, never a 500."""
+    from accounts.tokens import session_token_encode
+
+    membership = factory.member(org)
+    for sid in ("garbage", [1], 7, None, ""):
+        token = session_token_encode(
+            user_id=membership.user_id, org_id=org.id, session_id=sid, now=timezone.now()
+        )
+        client = Client()
+        client.cookies["__session"] = token
+        response = client.get("/v1/limits")
+        assert response.status_code == 401, sid
+        assert response.json()["code"] == "unauthorized"
+        page = client.get("/")
+        assert page.status_code == 302 and "/accounts/login/" in page["Location"], sid

@@ -13,6 +13,8 @@ from django.http.request import UnreadablePostError
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
+from archsvc.api.ratelimit import refused_rate_limit_hit
+
 logger = logging.getLogger("archsvc.api")
 
 WWW_AUTHENTICATE = 'Bearer realm="archsvc", Cookie realm="archsvc" name="__session"'
@@ -181,7 +183,9 @@ def validation_response(detail, data=None, *, code="validation_failed") -> Respo
         if data is not None and violation["field"] != "body":
             value = _rejected_value(data, violation["field"])
             if isinstance(value, (str, int, float, bool)) and not (
-                isinstance(value, str) and len(value) > 1000
+                (isinstance(value, str) and len(value) > 1000)
+                # 1e400 parses as inf, which JSON cannot carry back
+                or (isinstance(value, float) and not math.isfinite(value))
             ):
                 violation["rejectedValue"] = _printable(value) if isinstance(value, str) else value
     body = {
@@ -193,6 +197,13 @@ def validation_response(detail, data=None, *, code="validation_failed") -> Respo
         "violations": violations,
     }
     return Response(body, status=400)
+
+
+def rate_limited_response(wait: float | None) -> Response:
+    retry_after = max(1, math.ceil(wait or 1))
+    body = error_body(429, "rate_limited", "Too many requests; retry later.")
+    body["retryAfter"] = retry_after
+    return Response(body, status=429, headers={"Retry-After": str(retry_after)})
 
 
 def exception_handler(exc, context):
@@ -213,6 +224,10 @@ def exception_handler(exc, context):
     if isinstance(exc, drf.ParseError):
         return validation_response({"body": [str(exc.detail)]}, code="bad_request")
     if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
+        if request is not None:
+            wait = refused_rate_limit_hit(request, context.get("view"))
+            if wait is not None:
+                return rate_limited_response(wait)
         return Response(
             error_body(401, "unauthorized", "Authentication required."),
             status=401,
@@ -240,10 +255,7 @@ def exception_handler(exc, context):
             code="bad_request",
         )
     if isinstance(exc, drf.Throttled):
-        retry_after = max(1, math.ceil(exc.wait or 1))
-        body = error_body(429, "rate_limited", "Too many requests; retry later.")
-        body["retryAfter"] = retry_after
-        return Response(body, status=429, headers={"Retry-After": str(retry_after)})
+        return rate_limited_response(exc.wait)
     if isinstance(exc, drf.APIException):
         status = exc.status_code
         code = "bad_request" if status < 500 else "internal_error"

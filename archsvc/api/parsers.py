@@ -1,9 +1,17 @@
 """Request bodies are JSON whatever Content-Type the client sent (scripts often forget it,
-and curl -d says form-urlencoded); NaN and Infinity are refused."""
+and curl -d says form-urlencoded); NaN and Infinity are refused, and so is a body nested
+deeper than Python's JSON decoder can follow (a 400, not a RecursionError)."""
 
+from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
 
 class StrictJSONParser(JSONParser):
     media_type = "*/*"
     strict = True
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise ParseError("JSON parse error - the body is nested too deeply.") from None

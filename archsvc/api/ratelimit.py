@@ -48,22 +48,32 @@ def actor_key(request) -> str:
     return f"ip:{client_ip(request)}"
 
 
+def _budget(request, view) -> tuple[str, str]:
+    """The group and rate a request counts against: reads (GET) at RATE_LIMIT_READ, writes
+    at RATE_LIMIT_WRITE; a view may set `rate_limit_group = "ai"` (RATE_LIMIT_AI)."""
+    if getattr(view, "rate_limit_group", None) == "ai":
+        return "api-ai", settings.RATE_LIMIT_AI
+    if request.method in SAFE_METHODS:
+        return "api-read", settings.RATE_LIMIT_READ
+    return "api-write", settings.RATE_LIMIT_WRITE
+
+
 class ActorRateThrottle(BaseThrottle):
-    """Every /v1 endpoint: reads (GET) at RATE_LIMIT_READ, writes at RATE_LIMIT_WRITE.
-    A view may set `rate_limit_group = "ai"` for its own budget (RATE_LIMIT_AI)."""
+    """Every /v1 endpoint, per actor (`actor_key`)."""
 
     def allow_request(self, request, view) -> bool:
-        group = getattr(view, "rate_limit_group", None)
-        if group == "ai":
-            rate = settings.RATE_LIMIT_AI
-        elif request.method in SAFE_METHODS:
-            group, rate = "read", settings.RATE_LIMIT_READ
-        else:
-            group, rate = "write", settings.RATE_LIMIT_WRITE
-        self._wait = rate_limit_hit(
-            request, group=f"api-{group}", key=actor_key(request), rate=rate
-        )
+        group, rate = _budget(request, view)
+        self._wait = rate_limit_hit(request, group=group, key=actor_key(request), rate=rate)
         return self._wait is None
 
     def wait(self):
         return self._wait
+
+
+def refused_rate_limit_hit(request, view) -> int | None:
+    """Count a request refused as unauthenticated against its client IP's budget (DRF
+    authenticates before it throttles, so such requests never reach the throttle). Without
+    this, guessing tokens or replaying a revoked key would be free of any limit. Returns the
+    seconds to wait when over the limit, else None."""
+    group, rate = _budget(request, view)
+    return rate_limit_hit(request, group=group, key=f"ip:{client_ip(request)}", rate=rate)

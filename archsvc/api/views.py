@@ -2,10 +2,12 @@
 when the path is under /v1."""
 
 from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
 
 from archsvc.api.errors import error_json
 
 
+@csrf_exempt  # an unknown path is 404 for every method, not a CSRF page for POST
 def api_not_found(request, *args, **kwargs):
     return error_json(404, "not_found", "No such endpoint.")
 

@@ -152,3 +152,43 @@ def test_property_names_that_look_like_paths_are_still_violations(api):
     assert response.status_code == 400
     fields = {v["field"] for v in response.json()["violations"]}
     assert fields == {"produces[0].[x", "produces[0].a.b]"}
+
+
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_unknown_v1_path_is_json_404_for_writes_too(api, method):
+    """Not Django's HTML CSRF page: a script that mistypes a path learns that it did."""
+    from django.test import Client
+
+    for client in (api, Client(enforce_csrf_checks=True)):
+        for path in ("/v1/nope", "/v1/projects/", "/v1"):
+            response = getattr(client, method)(path, "{}", content_type="application/json")
+            assert response.status_code == 404, (method, path)
+            assert response.json()["code"] == "not_found"
+
+
+def test_a_body_nested_deeper_than_the_decoder_follows_is_400(api):
+    for depth in (1_000, 100_000):
+        body = '{"name": ' + "[" * depth + "]" * depth + "}"
+        response = api.post("/v1/projects", body, content_type="application/json")
+        assert response.status_code == 400
+        assert response.json()["code"] == "bad_request"
+        assert response.json()["violations"][0]["field"] == "body"
+    assert api.get("/v1/projects").json()["total"] == 0
+
+
+@pytest.mark.parametrize(
+    "path, body, field",
+    [
+        ("/v1/projects", '{"name": 1e400, "description": ""}', "name"),
+        ("/v1/projects", '{"name": "Shop", "description": -1e999}', "description"),
+        ("/v1/pinned", '{"projectId": 1e400}', "projectId"),
+    ],
+)
+def test_a_number_too_big_for_a_float_is_a_violation_naming_it(api, path, body, field):
+    """1e400 is valid JSON that Python reads as infinity, which JSON cannot carry back: the
+    violation names the field and leaves the value out instead of failing to answer."""
+    response = api.post(path, body, content_type="application/json")
+    assert response.status_code == 400
+    violation = response.json()["violations"][0]
+    assert violation["field"] == field and "rejectedValue" not in violation
+    assert api.get("/v1/projects").json()["total"] == 0

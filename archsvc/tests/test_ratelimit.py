@@ -7,6 +7,7 @@ import uuid
 import pytest
 from django.test import Client
 
+from accounts.services import api_key_revoke
 from archsvc.tests.servers import AppServer
 from conftest import requires_postgres, requires_redis
 
@@ -76,6 +77,40 @@ def test_login_posts_are_limited_per_ip(factory, org, settings):
         ).status_code
         == 302
     )
+
+
+def test_refused_requests_are_limited_per_ip(factory, org, settings):
+    """Requests without valid credentials count against their client IP (CONTRACT 11), so
+    guessing tokens or replaying a revoked key is not free of limits. They never eat into
+    a real actor's budget, even from the same address."""
+    settings.RATE_LIMIT_READ = "3/h"
+    settings.RATE_LIMIT_WRITE = "2/h"
+    anonymous = Client()
+    guessing = Client(HTTP_AUTHORIZATION="Bearer not.a.token")
+    assert anonymous.get("/v1/limits").status_code == 401
+    assert guessing.get("/v1/projects").status_code == 401
+    assert anonymous.get("/v1/projects/x/graph").status_code == 401
+    assert_rate_limited(guessing.get("/v1/limits"))
+    assert_rate_limited(anonymous.get("/v1/limits"))
+    # writes have their own budget
+    assert guessing.post("/v1/projects", {}, content_type="application/json").status_code == 401
+    assert anonymous.delete("/v1/projects/x").status_code == 401
+    assert_rate_limited(anonymous.post("/v1/projects", {}, content_type="application/json"))
+    # another address, and a valid key from this one, are untouched
+    assert Client(REMOTE_ADDR="10.9.8.7").get("/v1/limits").status_code == 401
+    assert factory.key_client(org).get("/v1/limits").status_code == 200
+
+
+def test_a_revoked_key_replayed_is_limited_per_ip(factory, org, settings):
+    settings.RATE_LIMIT_READ = "2/h"
+    token = factory.key(org, "leaked")
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert client.get("/v1/limits").status_code == 200  # its own budget: 1 of 2
+    api_key_revoke(organization=org, name="leaked")
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+    for _ in range(2):
+        assert client.get("/v1/limits").status_code == 401
+    assert_rate_limited(client.get("/v1/limits"))
 
 
 def test_rate_limits_can_be_switched_off(factory, org, settings):

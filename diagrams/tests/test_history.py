@@ -161,8 +161,9 @@ def test_diff_of_unknown_foreign_or_malformed_snapshot(factory, api, project):
     assert response.status_code == 404
     response = diff(api, foreign_project, foreign_event["snapshotId"])
     assert response.json()["code"] == "project_not_found"
-    response = diff(api, project, "not-a-uuid")
-    assert response.status_code == 400 and response.json()["code"] == "bad_request"
+    for malformed in ("not-a-uuid", "1", "%00", "x" * 300):
+        response = diff(api, project, malformed)
+        assert response.status_code == 404 and response.json()["code"] == "not_found"
 
 
 def test_history_of_foreign_project_is_404(factory, api):
