@@ -51,7 +51,7 @@ def billing_webhook(request):
         )
     try:
         payload = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return _refuse(400, "bad_request", "The event is not JSON.", "malformed JSON")
     event_id = payload.get("event_id") if isinstance(payload, dict) else None
     try:

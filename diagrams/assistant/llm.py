@@ -186,7 +186,7 @@ def llm_answer(context: AssistantContext, message: str, history: list[Turn]) -> 
                 function = call.get("function") or {}
                 try:
                     arguments = json.loads(function.get("arguments") or "{}")
-                except ValueError:
+                except (ValueError, TypeError, RecursionError):
                     arguments = {}
                 result = run_tool(
                     context,
