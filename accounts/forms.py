@@ -1,6 +1,7 @@
 """The log-in and sign-up forms (CONTRACT 2 names their fields)."""
 
 from django import forms
+from django.contrib.auth.password_validation import validate_password
 
 
 class LoginForm(forms.Form):
@@ -19,3 +20,10 @@ class SignupForm(forms.Form):
         label="Organization name",
         help_text="Your team or company; you can invite others later.",
     )
+
+    def clean_password(self) -> str:
+        """The password rules, checked with the other fields so that every problem shows at
+        once (user_signup checks again against the e-mail once the user exists)."""
+        password = self.cleaned_data["password"]
+        validate_password(password)
+        return password

@@ -24,12 +24,19 @@ def organization_create(*, name: str, slug: str | None = None) -> Organization:
     return Organization.objects.create(slug=candidate, name=name.strip() or candidate)
 
 
+EMAIL_TAKEN = "An account with this e-mail exists; log in instead."
+
+
+def email_taken(*, email: str) -> bool:
+    return User.objects.filter(email=User.objects.normalize_email(email).strip().lower()).exists()
+
+
 @transaction.atomic
 def user_signup(*, email: str, password: str, organization_name: str) -> Membership:
     """Sign-up (CONTRACT 2): the user, a new organization, and an admin membership."""
     email = User.objects.normalize_email(email).strip().lower()
-    if User.objects.filter(email=email).exists():
-        raise ResourceAlreadyExists("An account with this e-mail exists; log in instead.")
+    if email_taken(email=email):
+        raise ResourceAlreadyExists(EMAIL_TAKEN)
     user = User(email=email)
     validate_password(password, user)
     user.set_password(password)

@@ -9,6 +9,7 @@ the same services as the API, so the same permission rules apply (CONTRACT 3):
 
 import uuid
 
+from django.conf import settings
 from django.db.models import Q
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -29,6 +30,7 @@ from billing.selectors import limits_get, plan_limits, plan_of, subscription_get
 from billing.services import (
     ai_credits_current,
     billing_manager_required,
+    checkout_url,
     portal_session_url,
     subscription_switch_cycle,
 )
@@ -244,6 +246,11 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
             "credits": ai_credits_current(organization=organization),
             "can_manage": actor.can_manage_billing(),
             "cycles": ["monthly", "annual"],
+            "plans": [
+                {"name": name, **limits_of_plan}
+                for name, limits_of_plan in settings.PLANS.items()
+                if name != "free"
+            ],
             "message": message,
             "error": error,
         },
@@ -265,7 +272,10 @@ def billing_view(request):
     except ApiError as error:
         return _billing_page(request, actor, error=error.message, status=error.status)
     return _billing_page(
-        request, actor, message=f"The subscription is billed {subscription.billing_cycle}."
+        request,
+        actor,
+        message="The subscription is billed "
+        + ("annually." if subscription.billing_cycle == "annual" else "monthly."),
     )
 
 
@@ -280,4 +290,26 @@ def billing_portal_view(request):
         url = portal_session_url(actor=actor, base_url=request.build_absolute_uri("/"))
     except ApiError as error:
         return _billing_page(request, actor, error=error.message, status=error.status)
+    return redirect(url)
+
+
+@never_cache
+@require_POST
+def billing_checkout_view(request):
+    """An organization without a subscription goes to choose a plan."""
+    actor = page_actor(request)
+    if actor is None:
+        return _login_redirect(request)
+    try:
+        url = checkout_url(actor=actor, base_url=request.build_absolute_uri("/"))
+    except ApiError as error:
+        return _billing_page(request, actor, error=error.message, status=error.status)
+    if url is None:
+        return _billing_page(
+            request,
+            actor,
+            error="Subscribing is not set up on this server yet: ask its operators "
+            "(manage.py set_subscription).",
+            status=503,
+        )
     return redirect(url)

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 from accounts.forms import LoginForm, SignupForm
 from accounts.middleware import clear_session_cookie, page_actor, page_session, set_session_cookie
 from accounts.selectors import user_authenticate, user_memberships
-from accounts.services import session_end, session_start, user_signup
+from accounts.services import EMAIL_TAKEN, email_taken, session_end, session_start, user_signup
 from archsvc.api.errors import ResourceAlreadyExists
 from archsvc.api.ratelimit import client_ip, rate_limit_hit
 
@@ -88,6 +88,8 @@ def signup_view(request):
             response = redirect("/")
             set_session_cookie(response, session_start(membership=membership))
             return response
+    elif "email" in form.cleaned_data and email_taken(email=form.cleaned_data["email"]):
+        form.add_error("email", EMAIL_TAKEN)  # with the other problems, not after them
     return render(request, "accounts/signup.html", {"form": form}, status=400)
 
 

@@ -168,6 +168,7 @@ SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SAMESITE = "Lax"
+CSRF_FAILURE_VIEW = "archsvc.api.views.csrf_failure"
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS
@@ -225,6 +226,8 @@ PLANS = {
 
 # Billing (docs/billing.md). BILLING_PROVIDER: local (default, no account) or paddle.
 BILLING_PROVIDER = os.environ.get("BILLING_PROVIDER", "local")
+# With paddle: the page of your site that runs Paddle's checkout (sent ?organization=<slug>).
+BILLING_CHECKOUT_URL = os.environ.get("BILLING_CHECKOUT_URL", "")
 # The webhook's signing secrets, comma-separated (several while rotating).
 BILLING_WEBHOOK_SECRETS = env_list("BILLING_WEBHOOK_SECRETS", "")
 BILLING_WEBHOOK_TOLERANCE_SECONDS = env_int("BILLING_WEBHOOK_TOLERANCE_SECONDS", 300)

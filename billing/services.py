@@ -210,6 +210,13 @@ def portal_session_url(*, actor: Actor, base_url: str) -> str:
         ) from error
 
 
+def checkout_url(*, actor: Actor, base_url: str) -> str | None:
+    """Where an admin of an organization without a subscription picks a plan (None: this
+    server has none; operators use set_subscription)."""
+    billing_manager_required(actor=actor)
+    return provider_get().checkout_url(actor.organization, base_url=base_url)
+
+
 # --- webhooks -------------------------------------------------------------------------------
 
 

@@ -88,7 +88,7 @@ def local_portal(request, token: str):
     if organization is None:
         return render(request, "billing/portal_expired.html", status=404)
     subscription = subscription_get(organization=organization)
-    message = None
+    message = error_message = None
     status = 200
     if request.method == "POST":
         plan, cycle = request.POST.get("plan"), request.POST.get("cycle")
@@ -99,9 +99,9 @@ def local_portal(request, token: str):
             subscription = subscription_set(
                 organization=organization, plan=plan, status=state, cycle=cycle
             )
-            message = "Saved."
+            message = "Saved: the organization's plan and limits changed at once."
         except ApiError as error:
-            message, status = error.message, 400
+            error_message, status = error.message, 400
     return render(
         request,
         "billing/portal.html",
@@ -112,6 +112,7 @@ def local_portal(request, token: str):
             "plans": settings.PLANS,
             "statuses": [s for s, _ in Subscription.STATUSES],
             "message": message,
+            "error": error_message,
         },
         status=status,
     )

@@ -19,10 +19,16 @@ from diagrams.selectors import (
     project_entities_at,
     project_get,
     service_at,
+    service_renamed_from,
     services_at,
     snapshot_diff,
 )
-from diagrams.service_writes import service_create, service_delete, service_update
+from diagrams.service_writes import (
+    service_create,
+    service_delete,
+    service_name_taken,
+    service_update,
+)
 
 DIRECTIONS = ("consumes", "produces")
 TOPIC_FIELDS = ("name", "category", "owner")
@@ -257,6 +263,12 @@ def _save(request, project, *, snapshot=None):
     serializer_class = ServiceUpdateSerializer if snapshot else ServiceCreateSerializer
     data = _validated(serializer_class, body, form, errors)
     if data is None or form_errors or _row_errors(form):
+        name = form.get("name", "").strip()
+        if name and "name" not in errors and name != (snapshot.name if snapshot else None):
+            if service_name_taken(
+                project=project, name=name, service_id=snapshot.service_id if snapshot else None
+            ):
+                errors["name"] = ["Another service of this project has this name."]
         return _form_page(request, project, form=form, errors=errors, snapshot=snapshot, status=400)
     try:
         if snapshot is None:
@@ -339,6 +351,11 @@ def service_edit(request, project_id: str, slug: str):
         snapshot = service_at(project=project, slug=slug)
         if request.method == "POST":
             return _save(request, project, snapshot=snapshot)
+    except ServiceNotFound:
+        renamed = service_renamed_from(project=project, slug=slug)
+        if renamed is None or request.method != "GET":
+            return _not_found(request)
+        return redirect(f"/projects/{project.id}/services/{renamed.slug}/edit/")
     except (ApiError, _NotFound):
         return _not_found(request)
     return _form_page(

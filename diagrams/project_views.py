@@ -3,7 +3,9 @@ duplicate, delete), all through the same services and selectors as the API."""
 
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.utils.html import format_html
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.middleware import page_actor
@@ -11,12 +13,13 @@ from accounts.selectors import user_memberships
 from archsvc.api.errors import ApiError
 from billing.selectors import limits_get
 from diagrams import selectors, services
+from diagrams.api.serializers import ProjectUpdateSerializer
 
 PAGE_SIZE = 20
 
 
 def _login(request):
-    return redirect(f"/accounts/login/?next={request.get_full_path()}")
+    return redirect("/accounts/login/?" + urlencode({"next": request.get_full_path()}))
 
 
 def _flag(value: str | None) -> bool | None:
@@ -29,6 +32,7 @@ def projects_page(request):
     if actor is None:
         return _login(request)
     message = error = None
+    limit_reached = False
     if request.method == "POST":  # create
         name = request.POST.get("name", "").strip()
         description = request.POST.get("description", "").strip()
@@ -39,9 +43,11 @@ def projects_page(request):
         else:
             try:
                 project = services.project_create(actor=actor, name=name, description=description)
+                messages.success(request, "Project created. Add its first service below.")
                 return redirect(f"/projects/{project.id}/")
             except ApiError as failure:
                 error = failure.message
+                limit_reached = failure.code == "project_limit_reached"
     query = request.GET.get("q", "").strip()[:200]
     pinned = _flag(request.GET.get("pinned"))
     archived = _flag(request.GET.get("archived", "no"))  # "all" shows both
@@ -67,6 +73,9 @@ def projects_page(request):
     def page_link(number: int) -> str:
         return "?" + urlencode({**filters, "page": number})
 
+    for project in projects:
+        project.can_manage = actor.can_manage_project(created_by_ref=project.created_by_ref)
+    filtered = bool(query) or pinned is not None or filters["archived"] != "no"
     session = request._archsvc_page_session
     return render(
         request,
@@ -79,9 +88,11 @@ def projects_page(request):
             "previous": page_link(page - 1) if page > 0 else None,
             "next": page_link(page + 1) if page + 1 < pages else None,
             "filters": filters,
+            "filtered": filtered,
             "limits": limits_get(organization=actor.organization),
             "message": message,
             "error": error,
+            "limit_reached": limit_reached,
             "memberships": list(user_memberships(user_id=session.membership.user_id)),
             "form": {
                 "name": request.POST.get("name", ""),
@@ -109,11 +120,28 @@ def project_action(request, project_id: str, action: str):
         elif action == "unpin":
             services.pin_delete(actor=actor, project_id=project_id)
         elif action in ("archive", "unarchive"):
-            services.project_update(
+            project = services.project_update(
                 actor=actor, project_id=project_id, archived=action == "archive"
             )
+            if action == "archive":
+                messages.success(
+                    request,
+                    format_html(
+                        "“{}” is archived: it is hidden from the list until you choose "
+                        '<a href="/?archived=yes">Archived: only archived</a>.',
+                        project.name,
+                    ),
+                )
+            else:
+                messages.success(request, f"“{project.name}” is back in the list.")
         elif action == "duplicate":
-            copy = services.project_duplicate(actor=actor, project_id=project_id)
+            source = selectors.project_get(actor=actor, project_id=project_id)
+            copy = services.project_duplicate(
+                actor=actor, project_id=project_id, name=copy_name(source.name)
+            )
+            messages.success(
+                request, f"This is a copy of “{source.name}”, with its services as they are now."
+            )
             return redirect(f"/projects/{copy.id}/")
         else:
             return render(request, "404.html", status=404)
@@ -140,6 +168,13 @@ def project_delete_page(request, project_id: str):
         project = selectors.project_get(actor=actor, project_id=project_id)
     except ApiError:
         return render(request, "404.html", status=404)
+    if not actor.can_manage_project(created_by_ref=project.created_by_ref):
+        return render(  # said before the name is typed, not after
+            request,
+            "diagrams/project_refused.html",
+            {"message": "Only an admin or the project's creator can delete it."},
+            status=403,
+        )
     if request.method == "POST":
         if request.POST.get("confirm_name", "").strip() != project.name:
             return render(
@@ -157,5 +192,55 @@ def project_delete_page(request, project_id: str):
                 {"message": failure.message},
                 status=failure.status,
             )
+        messages.success(request, f"“{project.name}” and its history are deleted.")
         return redirect("/")
     return render(request, "diagrams/project_delete.html", {"project": project})
+
+
+def copy_name(name: str) -> str:
+    """The name of a copy made from the projects page: "<name> (copy)", within 60 characters."""
+    suffix = " (copy)"
+    return name[: 60 - len(suffix)].rstrip() + suffix
+
+
+@require_http_methods(["GET", "POST"])
+def project_details_page(request, project_id: str):
+    """Rename a project and edit its description, with the API's own validation."""
+    actor = page_actor(request)
+    if actor is None:
+        return _login(request)
+    try:
+        project = selectors.project_get(actor=actor, project_id=project_id)
+    except ApiError:
+        return render(request, "404.html", status=404)
+    if not actor.can_manage_project(created_by_ref=project.created_by_ref):
+        return render(
+            request,
+            "diagrams/project_refused.html",
+            {"message": "Only an admin or the project's creator can rename it."},
+            status=403,
+        )
+    form = {"name": project.name, "description": project.description}
+    errors: dict[str, str] = {}
+    if request.method == "POST":
+        form = {
+            "name": request.POST.get("name", "").strip(),
+            "description": request.POST.get("description", "").strip(),
+        }
+        serializer = ProjectUpdateSerializer(data=form)
+        if serializer.is_valid():
+            try:
+                services.project_update(actor=actor, project_id=project_id, **form)
+            except ApiError as failure:
+                errors["name"] = failure.message
+            else:
+                messages.success(request, "Saved.")
+                return redirect(f"/projects/{project.id}/")
+        else:
+            errors = {field: str(problems[0]) for field, problems in serializer.errors.items()}
+    return render(
+        request,
+        "diagrams/project_details.html",
+        {"project": project, "form": form, "errors": errors},
+        status=400 if errors else 200,
+    )

@@ -273,6 +273,21 @@ def service_at(*, project: Project, slug: str, at: datetime | None = None) -> Se
     return snapshot
 
 
+def service_renamed_from(*, project: Project, slug: str) -> ServiceSnapshot | None:
+    """The live service that last went by `slug` before a rename, if any (so that the
+    editor's old addresses lead to it)."""
+    former = (
+        ServiceSnapshot.objects.filter(project=project, slug=slug)
+        .order_by("-valid_from", "-version")
+        .first()
+    )
+    if former is None:
+        return None
+    return ServiceSnapshot.objects.filter(
+        service_id=former.service_id, valid_until__isnull=True, deleted=False
+    ).first()
+
+
 def service_state(snapshot: ServiceSnapshot) -> ServiceState:
     return ServiceState(
         slug=snapshot.slug,

@@ -13,6 +13,11 @@ urlpatterns = [
         project_views.project_delete_page,
         name="project-delete",
     ),
+    path(
+        "projects/<str:project_id>/details/",
+        project_views.project_details_page,
+        name="project-details",
+    ),
     re_path(
         r"^projects/(?P<project_id>[^/]+)/(?P<action>pin|unpin|archive|unarchive|duplicate)/$",
         project_views.project_action,

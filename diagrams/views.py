@@ -14,6 +14,7 @@ from archsvc.api.encoding import accepts_gzip, encoded_response
 from archsvc.api.errors import ApiError
 from archsvc.api.params import iso
 from archsvc.api.ratelimit import client_ip, rate_limit_hit
+from billing.services import ai_credits_current
 from diagrams.api.graph_views import graph_query
 from diagrams.models import PublicShareToken
 from diagrams.selectors import history_page, project_entities_at, project_get, project_render
@@ -33,12 +34,19 @@ class _Refused(Exception):
         self.status, self.message, self.retry_after = status, message, retry_after
 
 
-def _graph_query(request) -> tuple[list[str], int, object]:
-    """The API's graph parameters (one rule), refused as a plain 400 on these pages."""
+def _graph_query(request) -> tuple[list[str], int]:
+    """The API's focus parameters (one rule), refused as a plain 400 on these pages. A share
+    shows the project as it is now: its history, deleted services included, is not shared
+    (CONTRACT 12), so `at` is refused rather than quietly ignored."""
+    if "at" in request.GET:
+        raise _Refused(
+            400, "A shared link shows the project as it is now; past states are not shared."
+        )
     try:
-        return graph_query(request)
+        filtered_ids, depth, _at = graph_query(request)
     except ApiError as error:
         raise _Refused(400, error.message) from None
+    return filtered_ids, depth
 
 
 def _shared(request, token: str):
@@ -80,11 +88,11 @@ def _refusal(request, refused: _Refused, *, page: bool, ancestors: str = "'none'
 def _page(request, token: str, template: str, ancestors: str) -> HttpResponse:
     try:
         project = _shared(request, token)
-        filtered_ids, depth, at = _graph_query(request)
+        filtered_ids, depth = _graph_query(request)
     except _Refused as refused:  # an embed says so inside the embedding page
         return _refusal(request, refused, page=True, ancestors=ancestors)
     svg = project_render(
-        project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind="svg"
+        project=project, at=None, filtered_ids=filtered_ids, depth=depth, kind="svg"
     ).decode()
     response = render(
         request,
@@ -103,7 +111,7 @@ def _page(request, token: str, template: str, ancestors: str) -> HttpResponse:
 
 @require_GET
 def share_page(request, token: str):
-    """The shared project's graph, pannable and zoomable, with focus, depth and time."""
+    """The shared project's graph as it is now, pannable and zoomable, with focus and depth."""
     return _page(request, token, "diagrams/share.html", "'none'")
 
 
@@ -116,15 +124,20 @@ def share_embed(request, token: str):
 
 @require_GET
 def share_svg(request, token: str):
-    """The bare SVG, with the same focus, depth and time parameters as the API."""
+    """The bare SVG as it is now, with the same focus and depth parameters as the API."""
     try:
         project = _shared(request, token)
-        filtered_ids, depth, at = _graph_query(request)
+        filtered_ids, depth = _graph_query(request)
     except _Refused as refused:
         return _refusal(request, refused, page=False)
     gzipped = accepts_gzip(request)
     svg = project_render(
-        project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind="svg", gzipped=gzipped
+        project=project,
+        at=None,
+        filtered_ids=filtered_ids,
+        depth=depth,
+        kind="svg",
+        gzipped=gzipped,
     )
     response = encoded_response(svg, content_type="image/svg+xml", gzipped=gzipped)
     return _private(response, SVG_CSP)
@@ -137,21 +150,26 @@ def project_share_settings(request, project_id: str):
     actor = page_actor(request)
     if actor is None:
         return redirect(f"/accounts/login/?next={request.path}")
-    message = None
+    message = error_message = None
     status = 200
     try:
         project = project_get(actor=actor, project_id=project_id)
         if request.method == "POST":
+            had_link = PublicShareToken.objects.filter(project=project).exists()
             if request.POST.get("action") == "revoke":
                 share_token_revoke(actor=actor, project_id=project_id)
                 message = "Sharing is off: the old link and embeds no longer work."
             else:
                 share_token_rotate(actor=actor, project_id=project_id)
-                message = "A new link is ready; any earlier link and embed stopped working."
+                message = (
+                    "A new link is ready; the earlier link and embeds stopped working."
+                    if had_link
+                    else "The project is shared: anyone with the link below can view its graph."
+                )
     except ApiError as error:
         if error.status == 404 and error.code == "project_not_found":
             return render(request, "404.html", status=404)
-        message, status = error.message, error.status
+        error_message, status = error.message, error.status
         project = project_get(actor=actor, project_id=project_id)
     share = PublicShareToken.objects.filter(project=project).first()
     links = None
@@ -175,6 +193,7 @@ def project_share_settings(request, project_id: str):
             "share": share,
             "links": links,
             "message": message,
+            "error": error_message,
             "can_manage": actor.can_manage_project(created_by_ref=project.created_by_ref),
         },
         status=status,
@@ -199,11 +218,17 @@ def project_page(request, project_id: str):
         {"at": iso(e.valid_from), "slug": e.slug, "name": e.name, "action": e.action}
         for e in events
     ]
+    consumed = [t["name"] for t in entities["topics"].values() if t["consumers"]]
     return render(
         request,
         "diagrams/project.html",
         {
             "project": project,
+            # example questions about this project's own services and topics
+            "ask_topic": consumed[0] if consumed else None,
+            "ask_service": next((e["name"] for e in entities["services"].values()), None),
+            "credits": ai_credits_current(organization=actor.organization),
+            "can_manage": actor.can_manage_project(created_by_ref=project.created_by_ref),
             "svg": svg,
             "svg_url": f"/v1/projects/{project.id}/graph/svg",
             "depth": 1,

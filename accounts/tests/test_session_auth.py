@@ -223,3 +223,38 @@ def test_a_signed_session_token_naming_no_real_session_is_refused(factory, org):
         assert response.json()["code"] == "unauthorized"
         page = client.get("/")
         assert page.status_code == 302 and "/accounts/login/" in page["Location"], sid
+
+
+def test_signup_says_every_problem_at_once(factory, org):
+    factory.member(org, email="ada@example.com")
+    response = Client().post(
+        "/accounts/signup/",
+        {"email": "ada@example.com", "password": "short", "organization": "X"},
+    )
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "An account with this e-mail exists" in page  # not hidden by the other two
+    assert "too short" in page and "at least 2 characters" in page
+    response = Client().post(
+        "/accounts/signup/",
+        {"email": "not-an-email", "password": "short", "organization": "X Co"},
+    )
+    page = response.content.decode()
+    assert "valid email" in page and "too short" in page
+
+
+def test_an_empty_login_form_says_what_is_missing(db):
+    response = Client().post("/accounts/login/", {"email": "", "password": ""})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert page.count("This field is required.") == 2
+    assert 'aria-invalid="true"' in page
+
+
+def test_an_expired_form_gets_the_sites_page_not_djangos(factory, org):
+    client = Client(enforce_csrf_checks=True)
+    response = client.post("/accounts/login/", {"email": "a@example.com", "password": "x"})
+    assert response.status_code == 403
+    page = response.content.decode()
+    assert "This form expired" in page and "Nothing was saved" in page
+    assert "CSRF verification failed" not in page

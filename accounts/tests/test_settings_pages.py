@@ -310,3 +310,32 @@ def test_member_cannot_switch_cycle_or_open_portal(org, member_client):
     assert response.status_code == 403
     assert Subscription.objects.get(organization=org).billing_cycle == "monthly"
     assert member_client.post("/settings/billing/portal/").status_code == 403
+
+
+def test_a_free_organization_sees_the_plans_and_its_admin_can_choose_one(
+    org, admin_client, member_client
+):
+    body = admin_client.get("/settings/billing/").content.decode()
+    assert "<strong>team</strong>: 25 projects" in body and "Choose a plan" in body
+    assert "Choose a plan" not in member_client.get("/settings/billing/").content.decode()
+    assert member_client.post("/settings/billing/checkout/").status_code == 403
+    # with the local provider, its portal is the checkout (no payment is taken)
+    response = admin_client.post("/settings/billing/checkout/")
+    assert response.status_code == 302 and "/billing/portal/" in response["Location"]
+    portal = Client().post(
+        response["Location"], {"plan": "team", "cycle": "annual", "status": "active"}
+    )
+    assert portal.status_code == 200
+    body = admin_client.get("/settings/billing/").content.decode()
+    assert "0 of 25" in body and "billed annually" in body
+
+
+def test_with_paddle_choosing_a_plan_goes_to_the_sites_checkout(org, admin_client, settings):
+    settings.BILLING_PROVIDER = "paddle"
+    settings.BILLING_CHECKOUT_URL = ""
+    response = admin_client.post("/settings/billing/checkout/")
+    assert response.status_code == 503 and "not set up" in response.content.decode()
+    settings.BILLING_CHECKOUT_URL = "https://example.com/pricing?ref=app"
+    response = admin_client.post("/settings/billing/checkout/")
+    assert response.status_code == 302
+    assert response["Location"] == f"https://example.com/pricing?ref=app&organization={org.slug}"

@@ -1,5 +1,5 @@
 """JSON answers for what no /v1 view handles: unknown paths, and Django's 404/500 handlers
-when the path is under /v1."""
+and CSRF failures when the path is under /v1 (pages get the site's own pages)."""
 
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
@@ -22,3 +22,11 @@ def handler500(request):
     if request.path.startswith("/v1/"):
         return error_json(500, "internal_error", "An internal error occurred.")
     return render(request, "500.html", status=500)
+
+
+def csrf_failure(request, reason: str = ""):
+    """CSRF_FAILURE_VIEW: the site's own page (a form left open past its token, cookies
+    cleared in another tab) with what to do, instead of Django's bare debugging page."""
+    if request.path.startswith("/v1/"):
+        return error_json(403, "forbidden", "CSRF check failed: send the X-CSRFToken header.")
+    return render(request, "403_csrf.html", status=403)

@@ -15,6 +15,10 @@ class BillingProvider(Protocol):
     def portal_url(self, subscription: Subscription, *, base_url: str) -> str:
         """A URL of the customer portal for the subscription's customer."""
 
+    def checkout_url(self, organization, *, base_url: str) -> str | None:
+        """Where an organization without a subscription chooses a plan, or None when this
+        server has no such page (then operators set plans with set_subscription)."""
+
     def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
         """Tell the provider; the subscription's fields as the provider now has them
         (`billing_cycle`, and `current_period_end` / `next_billed_at` when it says)."""

@@ -28,5 +28,9 @@ class LocalProvider:
         token = portal_token(subscription.organization_id)
         return f"{base_url.rstrip('/')}/billing/portal/{token}/"
 
+    def checkout_url(self, organization, *, base_url: str) -> str | None:
+        """The local portal doubles as the checkout: no payment is taken."""
+        return f"{base_url.rstrip('/')}/billing/portal/{portal_token(organization.pk)}/"
+
     def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
         return {"billing_cycle": cycle}

@@ -75,6 +75,15 @@ class PaddleProvider:
             logger.warning("paddle %s %s failed: %s", method, path, error)
             raise ProviderError("Paddle could not be reached.") from error
 
+    def checkout_url(self, organization, *, base_url: str) -> str | None:
+        """The site's own checkout page (Paddle.js runs there, not in this app), told which
+        organization is subscribing; it sets `custom_data.organization` to that slug."""
+        if not settings.BILLING_CHECKOUT_URL:
+            return None
+        query = urllib.parse.urlencode({"organization": organization.slug})
+        separator = "&" if "?" in settings.BILLING_CHECKOUT_URL else "?"
+        return f"{settings.BILLING_CHECKOUT_URL}{separator}{query}"
+
     def portal_url(self, subscription: Subscription, *, base_url: str) -> str:
         customer = urllib.parse.quote(subscription.provider_customer_id, safe="")
         data = self._call(

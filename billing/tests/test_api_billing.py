@@ -301,7 +301,7 @@ def test_the_local_portal_form_changes_the_plan(factory, org):
         },
     )
     assert response.status_code == 200
-    assert "Saved." in response.content.decode()
+    assert '<div class="notice" role="status">Saved:' in response.content.decode()
     body = api_client.get("/v1/billing/subscription").json()
     assert body["planName"] == "business" and body["billingCycle"] == "annual"
     assert api_client.get("/v1/limits").json()["maxProjects"] == 250

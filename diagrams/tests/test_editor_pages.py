@@ -136,6 +136,31 @@ def test_duplicate_name_is_shown_on_the_name(browser, api, project):
     assert history_total(api, project) == before
 
 
+def test_a_taken_name_is_said_with_the_other_errors_at_once(browser, api, project):
+    """Not one round of errors, then another for the name once they are fixed."""
+    new_service(api, project, {"name": "Checkout"})
+    response = browser.post(
+        f"/projects/{project}/services/new/",
+        form_data(name="Checkout", **{"extras-key": ["", "tier"], "extras-value": ["x", "1"]}),
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    name_at = html.index('name="name"')
+    assert (
+        "Another service of this project has this name."
+        in html[name_at : html.index('name="description"')]
+    )
+    assert html.count('class="field-error"') >= 2  # the extras row's error too
+    # keeping its own name while fixing other fields is no conflict
+    new_service(api, project, {"name": "Billing"})
+    response = browser.post(
+        f"/projects/{project}/services/billing/edit/",
+        {"name": "Billing", "extras-key": [""], "extras-value": ["orphan"]},
+    )
+    assert response.status_code == 400
+    assert "Another service of this project has this name." not in response.content.decode()
+
+
 def test_extras_need_distinct_keys(browser, api, project):
     before = history_total(api, project)
     response = browser.post(
@@ -211,6 +236,24 @@ def test_edit_renames(browser, api, project):
     assert response.status_code == 302
     assert api.get(f"/v1/projects/{project}/services/checkout-service").status_code == 200
     assert api.get(f"/v1/projects/{project}/services/checkout").status_code == 404
+
+
+def test_the_old_edit_address_of_a_renamed_service_leads_to_it(browser, api, project):
+    new_service(api, project, {"name": "Checkout"})
+    browser.post(f"/projects/{project}/services/checkout/edit/", {"name": "Checkout Service"})
+    response = browser.get(f"/projects/{project}/services/checkout/edit/")
+    assert response.status_code == 302
+    assert response["Location"] == f"/projects/{project}/services/checkout-service/edit/"
+    # a post to the old address writes nothing: the form may be stale
+    before = history_total(api, project)
+    assert (
+        browser.post(f"/projects/{project}/services/checkout/edit/", {"name": "Other"}).status_code
+        == 404
+    )
+    assert history_total(api, project) == before
+    # a deleted service's address is 404, not a redirect to nothing
+    api.delete(f"/v1/projects/{project}/services/checkout-service")
+    assert browser.get(f"/projects/{project}/services/checkout/edit/").status_code == 404
 
 
 def test_edit_of_a_missing_service_is_404(browser, project):

@@ -51,7 +51,8 @@ def test_pin_archive_and_filters(browser, member):
     browser.post(f"/projects/{alpha.id}/pin/", {"next": "/"})
     assert Pin.objects.filter(project=alpha).count() == 1
     assert "Beta" not in browser.get("/?pinned=yes").content.decode()
-    browser.post(f"/projects/{alpha.id}/archive/", {"next": "/"})
+    archived = browser.post(f"/projects/{alpha.id}/archive/", {"next": "/"}, follow=True)
+    assert "“Alpha” is archived" in archived.content.decode()  # said once, where it vanished
     assert "Alpha" not in browser.get("/").content.decode()  # archived are hidden by default
     assert "Alpha" in browser.get("/?archived=yes").content.decode()
     browser.post(f"/projects/{alpha.id}/unarchive/", {"next": "/"})
@@ -74,15 +75,67 @@ def test_duplicate_and_delete_with_confirmation(browser):
     create(browser, "Source")
     source = Project.objects.get(name="Source")
     response = browser.post(f"/projects/{source.id}/duplicate/")
-    assert Project.objects.filter(name="Source").count() == 2
+    # the copy is told apart from its source in the list, and says what it is
     copy = Project.objects.exclude(pk=source.pk).get()
+    assert copy.name == "Source (copy)"
     assert response["Location"] == f"/projects/{copy.id}/"
+    assert "This is a copy of “Source”" in browser.get(response["Location"]).content.decode()
     page = browser.get(f"/projects/{copy.id}/delete/").content.decode()
-    assert "Delete “Source”?" in page
+    assert "Delete “Source (copy)”?" in page
     assert browser.post(f"/projects/{copy.id}/delete/", {"confirm_name": "nope"}).status_code == 400
     assert Project.objects.filter(pk=copy.pk).exists()
-    browser.post(f"/projects/{copy.id}/delete/", {"confirm_name": "Source"})
+    deleted = browser.post(
+        f"/projects/{copy.id}/delete/", {"confirm_name": "Source (copy)"}, follow=True
+    )
     assert not Project.objects.filter(pk=copy.pk).exists()
+    assert "“Source (copy)” and its history are deleted" in deleted.content.decode()
+
+
+def test_a_long_name_still_fits_once_copied(browser):
+    create(browser, "N" * 60)
+    source = Project.objects.get()
+    browser.post(f"/projects/{source.id}/duplicate/")
+    copy = Project.objects.exclude(pk=source.pk).get()
+    assert copy.name == "N" * 53 + " (copy)" and len(copy.name) == 60
+
+
+def test_rename_and_describe_a_project(browser):
+    create(browser, "Old name")
+    project = Project.objects.get()
+    page = browser.get(f"/projects/{project.id}/").content.decode()
+    assert f"/projects/{project.id}/details/" in page
+    response = browser.post(
+        f"/projects/{project.id}/details/", {"name": "x", "description": "kept"}
+    )
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert "at least 3 characters" in body and 'value="kept"' in body
+    assert Project.objects.get().name == "Old name"
+    response = browser.post(
+        f"/projects/{project.id}/details/",
+        {"name": "New name", "description": "What it is"},
+        follow=True,
+    )
+    project.refresh_from_db()
+    assert (project.name, project.description) == ("New name", "What it is")
+    assert response.redirect_chain[-1][0] == f"/projects/{project.id}/"  # same address
+    assert "Saved." in response.content.decode()
+
+
+def test_a_new_organization_is_welcomed_not_told_nothing_matches(browser):
+    page = browser.get("/").content.decode()
+    assert "No projects yet" in page and "No projects match" not in page
+    create(browser, "Alpha")
+    page = browser.get("/?q=zzz").content.decode()
+    assert "No projects match these filters" in page and "No projects yet" not in page
+
+
+def test_a_login_redirect_keeps_the_whole_address(db):
+    from django.test import Client
+
+    response = Client().get("/?q=shop&archived=all")
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=%2F%3Fq%3Dshop%26archived%3Dall"
 
 
 def test_members_cannot_change_others_projects_and_other_orgs_are_404(factory, org, browser):
@@ -92,6 +145,19 @@ def test_members_cannot_change_others_projects_and_other_orgs_are_404(factory, o
     response = member.post(f"/projects/{project.id}/archive/", {"next": "/"})
     assert response.status_code == 403
     assert not Project.objects.get().archived
+    # the member is not offered what would be refused: no archive or delete in the list,
+    # and the delete and rename pages say no before anything is typed
+    listing = member.get("/").content.decode()
+    assert "Admins project" in listing and "Duplicate Admins project" in listing
+    assert "Archive Admins project" not in listing and "Delete Admins project" not in listing
+    for path in ("delete", "details"):
+        refused = member.get(f"/projects/{project.id}/{path}/")
+        assert refused.status_code == 403 and "Only an admin" in refused.content.decode()
+    assert (
+        f"/projects/{project.id}/details/"
+        not in member.get(f"/projects/{project.id}/").content.decode()
+    )
+    assert "Archive Admins project" in browser.get("/").content.decode()  # the admin is
     stranger = factory.member_client(
         factory.member(factory.org("other"), role="admin"), enforce_csrf=False
     )
@@ -106,3 +172,18 @@ def test_login_required(db):
 
     response = Client().get("/")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_the_assistant_panel_speaks_of_this_project_and_shows_the_credits(browser):
+    from diagrams.tests.helpers import new_service
+
+    create(browser, "Empty one")
+    project = Project.objects.get()
+    page = browser.get(f"/projects/{project.id}/").content.decode()
+    assert "Once the project has services" in page and "orders.placed" not in page
+    assert "50 credits left" in page
+    new_service(browser, project.id, {"name": "Ledger", "produces": [{"name": "ledger.posted"}]})
+    new_service(browser, project.id, {"name": "Audit", "consumes": [{"name": "ledger.posted"}]})
+    page = browser.get(f"/projects/{project.id}/").content.decode()
+    assert "“who consumes ledger.posted?”" in page
+    assert "“what breaks if Audit fails?”" in page or "“what breaks if Ledger fails?”" in page

@@ -73,13 +73,20 @@
       return response.json().then(function (body) { return { ok: response.ok, body: body }; });
     }).then(function (result) {
       if (!result.ok) {
-        add("error", result.body.message || "The assistant could not answer.");
+        var text = result.body.message || "The assistant could not answer.";
+        if (result.body.code === "insufficient_ai_credits") {
+          credits.textContent = "0 credits left";
+          text += " They refill on " + panel.getAttribute("data-credits-reset") +
+            "; a bigger plan has more (Settings, Billing).";
+        }
+        add("error", text);
         return;
       }
       add("assistant", result.body.reply, result.body.references);
       history.push({ role: "user", content: message });
       history.push({ role: "assistant", content: result.body.reply.slice(0, 4000) });
-      credits.textContent = result.body.creditsRemaining + " credits left";
+      var left = result.body.creditsRemaining;
+      credits.textContent = left + (left === 1 ? " credit left" : " credits left");
     }).catch(function () {
       add("error", "The assistant could not be reached.");
     }).then(function () {
