@@ -3,11 +3,14 @@
 from datetime import timedelta
 
 from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.crypto import get_random_string
+from django.utils.encoding import force_bytes, force_str
+from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from django.utils.text import slugify
 
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
@@ -186,7 +189,7 @@ def _other_admins_exist(membership: Membership) -> bool:
 @transaction.atomic
 def membership_add(*, actor, email: str, role: str = Membership.ROLE_MEMBER) -> Membership:
     """An admin adds someone by e-mail. A user who does not exist yet is created without a
-    usable password (they cannot log in until one is set by an operator)."""
+    usable password: they choose one through an invitation link (`invite_path`)."""
     _admin_required(actor)
     _role_checked(role)
     email = User.objects.normalize_email((email or "").strip()).lower()
@@ -238,4 +241,58 @@ def membership_remove(*, actor, membership_id) -> Membership:
             "The organization needs at least one admin; the last one cannot be removed."
         )
     membership.delete()
+    return membership
+
+
+# --- invitations ------------------------------------------------------------------------------
+
+
+class _InviteTokens(PasswordResetTokenGenerator):
+    """One-time links for setting a first password. A token is bound to the user's password
+    hash and last login, so it stops working once used; it expires after
+    PASSWORD_RESET_TIMEOUT (3 days by default)."""
+
+    key_salt = "archsvc.accounts.invite"
+
+
+_invite_tokens = _InviteTokens()
+
+
+def invite_path(*, actor, membership_id) -> tuple[Membership, str]:
+    """An admin's link for a member of the organization who has no password yet: the path
+    of the page where they choose one. Sent by the admin (no mail is sent from here)."""
+    _admin_required(actor)
+    membership = (
+        Membership.objects.select_related("user")
+        .filter(pk=membership_id, organization_id=actor.organization_id)
+        .first()
+    )
+    if membership is None:
+        raise NotFound("No such member.")
+    if membership.user.has_usable_password():
+        raise BadRequest(f"{membership.user.email} has a password already and can log in.")
+    uid = urlsafe_base64_encode(force_bytes(membership.user.pk))
+    return membership, f"/accounts/welcome/{uid}/{_invite_tokens.make_token(membership.user)}/"
+
+
+def invited_user(*, uid: str, token: str) -> User | None:
+    """The user an invitation link names, while it is valid (unused, not expired)."""
+    try:
+        user = User.objects.filter(pk=int(force_str(urlsafe_base64_decode(uid)))).first()
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if user is None or user.has_usable_password() or not user.is_active:
+        return None
+    return user if _invite_tokens.check_token(user, token) else None
+
+
+def invitation_accept(*, user: User, password: str) -> Membership:
+    """Set the first password (the password rules apply) and return the membership to log
+    in with (the oldest)."""
+    validate_password(password, user)
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    membership = Membership.objects.filter(user=user).order_by("created_at", "id").first()
+    if membership is None:
+        raise NotFound("This account belongs to no organization any more.")
     return membership

@@ -21,6 +21,7 @@ from accounts.models import ApiKey, Membership
 from accounts.services import (
     api_key_create,
     api_key_revoke,
+    invite_path,
     membership_add,
     membership_remove,
     membership_set_role,
@@ -68,7 +69,7 @@ def settings_index(request):
 # --- members ----------------------------------------------------------------------------------
 
 
-def _members_page(request, actor, *, message=None, error=None, status=200, form=None):
+def _members_page(request, actor, *, message=None, error=None, status=200, form=None, invite=None):
     memberships = (
         Membership.objects.filter(organization_id=actor.organization_id)
         .select_related("user")
@@ -87,6 +88,7 @@ def _members_page(request, actor, *, message=None, error=None, status=200, form=
             "message": message,
             "error": error,
             "form": form or {"email": "", "role": Membership.ROLE_MEMBER},
+            "invite": invite,  # (e-mail, link) to show once, for the admin to send
         },
         status=status,
     )
@@ -101,7 +103,7 @@ def members_view(request):
     if request.method == "GET":
         return _members_page(request, actor)
     action = request.POST.get("action", "")
-    form = None
+    form = invite = None
     try:
         if action == "add":
             form = {
@@ -111,6 +113,15 @@ def members_view(request):
             membership = membership_add(actor=actor, email=form["email"], role=form["role"])
             form = None
             message = f"{membership.user.email} is now a member ({membership.role})."
+            if not membership.user.has_usable_password():
+                _, path = invite_path(actor=actor, membership_id=membership.pk)
+                invite = (membership.user.email, request.build_absolute_uri(path))
+        elif action == "invite":
+            membership, path = invite_path(
+                actor=actor, membership_id=request.POST.get("membership")
+            )
+            message = f"A new invitation link for {membership.user.email}."
+            invite = (membership.user.email, request.build_absolute_uri(path))
         elif action == "role":
             membership = membership_set_role(
                 actor=actor,
@@ -130,7 +141,7 @@ def members_view(request):
             raise NotFound("Unknown action.")
     except ApiError as error:
         return _members_page(request, actor, error=error.message, status=error.status, form=form)
-    return _members_page(request, actor, message=message)
+    return _members_page(request, actor, message=message, invite=invite)
 
 
 # --- API keys ---------------------------------------------------------------------------------

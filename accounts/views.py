@@ -11,8 +11,16 @@ from django.views.decorators.http import require_http_methods
 from accounts.forms import LoginForm, SignupForm
 from accounts.middleware import clear_session_cookie, page_actor, page_session, set_session_cookie
 from accounts.selectors import user_authenticate, user_memberships
-from accounts.services import EMAIL_TAKEN, email_taken, session_end, session_start, user_signup
-from archsvc.api.errors import ResourceAlreadyExists
+from accounts.services import (
+    EMAIL_TAKEN,
+    email_taken,
+    invitation_accept,
+    invited_user,
+    session_end,
+    session_start,
+    user_signup,
+)
+from archsvc.api.errors import ApiError, ResourceAlreadyExists
 from archsvc.api.ratelimit import client_ip, rate_limit_hit
 
 
@@ -124,3 +132,33 @@ def switch_organization_view(request):
     response = redirect("/")
     set_session_cookie(response, session_start(membership=target))
     return response
+
+
+@require_http_methods(["GET", "POST"])
+def welcome_view(request, uid: str, token: str):
+    """An invited member chooses their password, then is logged in."""
+    user = invited_user(uid=uid, token=token)
+    if user is None:
+        return render(request, "accounts/welcome_expired.html", status=404)
+    error = None
+    if request.method == "POST":
+        password = request.POST.get("password", "")
+        if password != request.POST.get("password2", ""):
+            error = "The two passwords differ."
+        else:
+            try:
+                membership = invitation_accept(user=user, password=password)
+            except PasswordError as exc:
+                error = " ".join(exc.messages)
+            except ApiError as exc:
+                error = exc.message
+            else:
+                response = redirect("/")
+                set_session_cookie(response, session_start(membership=membership))
+                return response
+    return render(
+        request,
+        "accounts/welcome.html",
+        {"email": user.email, "error": error},
+        status=400 if error else 200,
+    )

@@ -339,3 +339,68 @@ def test_with_paddle_choosing_a_plan_goes_to_the_sites_checkout(org, admin_clien
     response = admin_client.post("/settings/billing/checkout/")
     assert response.status_code == 302
     assert response["Location"] == f"https://example.com/pricing?ref=app&organization={org.slug}"
+
+
+def invite_link(html: str) -> str:
+    match = re.search(r'value="(http://testserver/accounts/welcome/[^"]+)"', html)
+    assert match, "no invitation link on the page"
+    return match.group(1).removeprefix("http://testserver")
+
+
+def test_a_new_member_is_invited_by_a_link_that_works_once(org, admin_client):
+    response = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "new@example.com", "role": "member"}
+    )
+    link = invite_link(response.content.decode())
+    guest = Client()
+    page = guest.get(link)
+    assert page.status_code == 200 and "new@example.com" in page.content.decode()
+    # the password rules apply, and nothing is set on a refusal
+    refused = guest.post(link, {"password": "short", "password2": "short"})
+    assert refused.status_code == 400 and "too short" in refused.content.decode()
+    refused = guest.post(link, {"password": "a-long-password", "password2": "another-one"})
+    assert refused.status_code == 400 and "differ" in refused.content.decode()
+    assert not User.objects.get(email="new@example.com").has_usable_password()
+    welcome = guest.post(link, {"password": "a-long-password", "password2": "a-long-password"})
+    assert welcome.status_code == 302 and welcome["Location"] == "/"
+    assert guest.get("/v1/limits").status_code == 200  # logged in, in the inviting org
+    assert "__session" in welcome.cookies
+    # used once: the link is dead, and logging in works with the new password
+    again = Client().get(link)
+    assert again.status_code == 404 and "no longer works" in again.content.decode()
+    login = Client().post(
+        "/accounts/login/", {"email": "new@example.com", "password": "a-long-password"}
+    )
+    assert login.status_code == 302
+
+
+def test_an_admin_can_make_a_new_link_and_nobody_else_can(org, admin_client, member_client):
+    admin_client.post(
+        "/settings/members/", {"action": "add", "email": "late@example.com", "role": "member"}
+    )
+    membership = Membership.objects.get(user__email="late@example.com")
+    page = admin_client.get("/settings/members/").content.decode()
+    assert "New invitation link" in page
+    response = admin_client.post(
+        "/settings/members/", {"action": "invite", "membership": membership.pk}
+    )
+    assert response.status_code == 200
+    assert Client().get(invite_link(response.content.decode())).status_code == 200
+    refused = member_client.post(
+        "/settings/members/", {"action": "invite", "membership": membership.pk}
+    )
+    assert refused.status_code == 403
+    # someone who can log in already needs no link
+    own = Membership.objects.get(user__email="member@example.com")
+    response = admin_client.post("/settings/members/", {"action": "invite", "membership": own.pk})
+    assert response.status_code == 400 and "can log in" in response.content.decode()
+
+
+def test_a_forged_or_foreign_invitation_link_is_refused(org, admin_client):
+    for path in (
+        "/accounts/welcome/MQ/forged-token/",
+        "/accounts/welcome/%%%/x/",
+        "/accounts/welcome/OTk5OTk5/abc-123/",
+    ):
+        response = Client().get(path)
+        assert response.status_code == 404, path

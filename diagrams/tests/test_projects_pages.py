@@ -128,6 +128,11 @@ def test_a_new_organization_is_welcomed_not_told_nothing_matches(browser):
     create(browser, "Alpha")
     page = browser.get("/?q=zzz").content.decode()
     assert "No projects match these filters" in page and "No projects yet" not in page
+    alpha = Project.objects.get(name="Alpha")
+    browser.post(f"/projects/{alpha.id}/archive/", {"next": "/"}, follow=True)
+    page = browser.get("/").content.decode()
+    assert "Every project of this organization is archived" in page
+    assert "No projects yet" not in page
 
 
 def test_a_login_redirect_keeps_the_whole_address(db):

@@ -121,12 +121,22 @@ def test_the_bare_svg_and_its_parameters(manager, project):
         assert Client().get(f"/share/{token}/graph.svg?{bad}").status_code == 400
 
 
-def test_a_past_state_through_the_share(manager, project):
+def test_past_states_are_not_shared(manager, project):
+    """CONTRACT 12: history is not reachable with the token. A deleted service must not
+    come back through `at`, on the page, the embed or the bare SVG."""
     token = share(manager, project)
     first = manager.get(f"/v1/projects/{project}/services/gateway/raw").json()["validFrom"]
-    response = Client().get(f"/share/{token}/graph.svg?at={quote(first)}")
-    assert b"service--gateway" in response.content
-    assert b"service--ledger" not in response.content
+    assert manager.delete(f"/v1/projects/{project}/services/gateway").status_code == 204
+    for path in ("/share/{}/", "/share/{}/embed/", "/share/{}/graph.svg"):
+        response = Client().get(path.format(token) + f"?at={quote(first)}")
+        assert response.status_code == 400
+        assert b"as it is now" in response.content
+        assert b"service--gateway" not in response.content
+        now = Client().get(path.format(token))
+        assert now.status_code == 200
+        assert b"service--gateway" not in now.content and b"service--ledger" in now.content
+    page = Client().get(f"/share/{token}/").content.decode()
+    assert "data-at" not in page and "As of" not in page
 
 
 def test_replaced_revoked_and_unknown_tokens_are_404_at_once(manager, project):
@@ -178,10 +188,20 @@ def test_members_manage_sharing_on_a_page_with_an_embed_snippet(factory, org):
     assert f"/share/{token}/embed/" in html and "&lt;iframe" in html
     # the snippet people paste holds the name escaped once (shown escaped again in the page)
     assert "Shop &amp;quot;quoted&amp;quot; &amp;lt;b&amp;gt;" in html
-    client.post(f"/projects/{project}/share/", {"action": "revoke"})
+    # good news reads as good news, not in the error box
+    assert '<div class="notice" role="status">The project is shared' in html
+    assert 'class="alert"' not in html
+    # with a link in use, replacing or turning it off asks first (no script needed)
+    assert html.count('<details class="confirm">') == 2
+    assert "every embed now in use stop working" in html
+    html = client.post(f"/projects/{project}/share/", {"action": "rotate"}).content.decode()
+    assert '<div class="notice" role="status">A new link is ready' in html
+    html = client.post(f"/projects/{project}/share/", {"action": "revoke"}).content.decode()
+    assert '<div class="notice" role="status">Sharing is off' in html
     assert client.get(TOKEN.format(project)).status_code == 404
     member = factory.member_client(factory.member(org, role="member"), enforce_csrf=False)
     page = member.post(f"/projects/{project}/share/", {"action": "rotate"})
     assert page.status_code == 403
+    assert 'class="alert" role="alert"' in page.content.decode()
     assert client.get(TOKEN.format(project)).status_code == 404
     assert Client().get(f"/projects/{project}/share/").status_code == 302  # log in first

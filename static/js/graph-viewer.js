@@ -1,8 +1,16 @@
-/* The interactive graph: pan (drag), zoom (wheel, buttons), hover to highlight a node's
-   connections, click a node to focus on it, depth and time controls that redraw the graph
-   from the server. Dependency-free; works on every element marked data-graph-viewer. */
+/* The interactive graph: pan (drag, one finger sideways, arrow keys), zoom (buttons, pinch,
+   Ctrl/⌘ + wheel, +/- keys), hover to highlight a node's connections, click a node to focus
+   on it, depth and time controls that redraw the graph from the server. Dependency-free;
+   works on every element marked data-graph-viewer. After every redraw it tells the page
+   what it shows (the `archsvc:shown` event), so the page's own controls can follow. */
 (function () {
   "use strict";
+
+  var MIN_SCALE = 1 / 6;   // graph units per CSS pixel: zoomed in to 6x at most
+  var READABLE = 1.6;      // the smallest a page opens a graph at: 12px labels at 7.5px
+  var ZOOM_STEP = 1.4;     // one press of + or -
+  var PAN_STEP = 0.15;     // one arrow key: this share of the visible width or height
+  var MAC = /Mac|iPhone|iPad/.test(navigator.platform || "");
 
   function viewBoxOf(svg) {
     var box = svg.viewBox && svg.viewBox.baseVal;
@@ -10,15 +18,22 @@
     return { x: 0, y: 0, w: svg.width.baseVal.value || 800, h: svg.height.baseVal.value || 600 };
   }
 
+  function clamp(value, low, high) { return Math.min(Math.max(value, low), high); }
+
   function Viewer(root) {
     this.root = root;
     this.stage = root.querySelector("[data-stage]");
     this.status = root.querySelector("[data-status]");
     this.url = root.getAttribute("data-svg-url");
+    this.history = root.getAttribute("data-history") !== "off";
     this.focus = root.getAttribute("data-focus") || "";
+    this.focusName = "";
     this.depth = root.getAttribute("data-depth") || "1";
     this.at = "";
+    this.shown = { focus: this.focus, focusName: "", depth: this.depth, at: "" };
+    this.requests = 0;
     this.bindControls();
+    this.bindStage();
     this.attach();
   }
 
@@ -28,89 +43,201 @@
     var svg = this.svg();
     if (!svg) return;
     this.full = viewBoxOf(svg);
-    this.view = { x: this.full.x, y: this.full.y, w: this.full.w, h: this.full.h };
     svg.setAttribute("width", "100%");
     svg.setAttribute("height", "100%");
     svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
-    this.fit();
+    this.sizeStage();
+    this.start();
     this.bindGraph(svg);
-    this.showFocus();
+    this.showState();
   };
 
+  /* The frame takes the graph's proportions (a flat, wide graph gets a low frame, not a
+     band of white under it), within the min-height and max-height of the stylesheet. The
+     embed's frame is its whole window: it has no graph-sized class. */
+  Viewer.prototype.sizeStage = function () {
+    if (!this.stage.classList.contains("graph-sized") || !this.full) return;
+    var width = this.stage.clientWidth;
+    if (!width) return;
+    // fit the width, never enlarge past 1:1, never shrink past readable (then it pans)
+    var scale = clamp(this.full.w / width, 1, READABLE);
+    var border = getComputedStyle(this.stage).boxSizing === "border-box"
+      ? this.stage.offsetHeight - this.stage.clientHeight : 0;
+    this.stage.style.height = Math.ceil(this.full.h / scale) + border + "px";
+  };
+
+  Viewer.prototype.size = function () {
+    return { w: this.stage.clientWidth || 1, h: this.stage.clientHeight || 1 };
+  };
+
+  // the scale (graph units per pixel) that shows the whole graph; a small graph stays 1:1
+  Viewer.prototype.fitScale = function () {
+    var size = this.size();
+    return Math.max(this.full.w / size.w, this.full.h / size.h, 1);
+  };
+
+  /* The view is a centre and a scale; the viewBox always has the stage's proportions, so
+     what is visible is exactly the viewBox and its centre is the centre of the stage. */
   Viewer.prototype.apply = function () {
-    var v = this.view;
-    this.svg().setAttribute("viewBox", [v.x, v.y, v.w, v.h].join(" "));
+    var v = this.view, f = this.full, size = this.size();
+    v.scale = clamp(v.scale, MIN_SCALE, this.fitScale());
+    this.fitted = v.scale >= this.fitScale();  // then the view is the fit: a resize fits again
+    var w = size.w * v.scale, h = size.h * v.scale;
+    // keep the graph in view: centred along an axis it fits in, else no margin past its edges
+    v.cx = w >= f.w ? f.x + f.w / 2 : clamp(v.cx, f.x + w / 2, f.x + f.w - w / 2);
+    v.cy = h >= f.h ? f.y + f.h / 2 : clamp(v.cy, f.y + h / 2, f.y + f.h - h / 2);
+    this.svg().setAttribute("viewBox", [v.cx - w / 2, v.cy - h / 2, w, h].join(" "));
+  };
+
+  /* The view a page opens with: the whole graph when it can be read that way; a graph too
+     wide for that opens at the smallest readable size at its left, where its flow starts,
+     and Fit (or 0) shows all of it. The embed, sized by its host, always fits. */
+  Viewer.prototype.start = function () {
+    if (!this.full) return;
+    if (!this.stage.classList.contains("graph-sized") || this.fitScale() <= READABLE * 1.01) {
+      this.fit();
+      return;
+    }
+    var f = this.full, size = this.size();
+    this.view = { cx: f.x + (size.w * READABLE) / 2, cy: f.y + f.h / 2, scale: READABLE };
+    this.apply();
   };
 
   Viewer.prototype.fit = function () {
-    var stage = this.stage.getBoundingClientRect();
+    if (!this.full) return;
     var f = this.full;
-    // wide graphs open at a readable scale on their left end, not as a thin strip
-    var scale = Math.max(f.w / Math.max(stage.width, 1), f.h / Math.max(stage.height, 1));
-    var readable = 1.6;  // beyond this the 12px labels are too small to read
-    if (scale > readable) {
-      var w = stage.width * readable, h = stage.height * readable;
-      var y = f.y;  // the top of the graph at the top of the stage
-      this.view = { x: f.x, y: y, w: w, h: h };
-    } else if (scale < 1) {  // never enlarge a small graph past 1:1
-      this.view = { x: f.x, y: f.y, w: stage.width || f.w, h: stage.height || f.h };
-    } else {
-      this.view = { x: f.x, y: f.y, w: f.w, h: f.h };
-    }
+    this.view = { cx: f.x + f.w / 2, cy: f.y + f.h / 2, scale: this.fitScale() };
     this.apply();
   };
 
-  Viewer.prototype.zoom = function (factor, cx, cy) {
-    var v = this.view;
-    var w = Math.min(Math.max(v.w * factor, 40), this.full.w * 4);
-    var h = v.h * (w / v.w);
-    if (cx === undefined) { cx = v.x + v.w / 2; cy = v.y + v.h / 2; }
-    v.x = cx - (cx - v.x) * (w / v.w);
-    v.y = cy - (cy - v.y) * (h / v.h);
-    v.w = w; v.h = h;
+  // zoom by `factor` (>1 zooms out) keeping the graph point under stage pixel (px, py) still;
+  // without a point, around the centre of what is visible
+  Viewer.prototype.zoom = function (factor, px, py) {
+    if (!this.view) return;
+    var v = this.view, size = this.size();
+    if (px === undefined) { px = size.w / 2; py = size.h / 2; }
+    var gx = v.cx + (px - size.w / 2) * v.scale, gy = v.cy + (py - size.h / 2) * v.scale;
+    var scale = clamp(v.scale * factor, MIN_SCALE, this.fitScale());
+    v.cx = gx - (px - size.w / 2) * scale;
+    v.cy = gy - (py - size.h / 2) * scale;
+    v.scale = scale;
     this.apply();
   };
 
-  Viewer.prototype.toGraph = function (event) {
+  Viewer.prototype.pan = function (dx, dy) {  // in stage pixels
+    if (!this.view) return;
+    this.view.cx += dx * this.view.scale;
+    this.view.cy += dy * this.view.scale;
+    this.apply();
+  };
+
+  Viewer.prototype.point = function (event) {  // a pointer's position in stage pixels
     var rect = this.stage.getBoundingClientRect();
-    var v = this.view;
-    var scale = Math.max(v.w / rect.width, v.h / rect.height);
-    var offsetX = (rect.width * scale - v.w) / 2, offsetY = (rect.height * scale - v.h) / 2;
-    return { x: v.x - offsetX + (event.clientX - rect.left) * scale,
-             y: v.y - offsetY + (event.clientY - rect.top) * scale, scale: scale };
+    return { x: event.clientX - rect.left - this.stage.clientLeft,
+             y: event.clientY - rect.top - this.stage.clientTop };
+  };
+
+  /* Listeners on the stage, bound once (the SVG inside is replaced on every redraw).
+     Touch: the stage is `touch-action: pan-y`, so a vertical swipe scrolls the page; a
+     sideways swipe pans the graph and two fingers pinch-zoom it, through pointer events.
+     Wheel: like embedded maps, a plain wheel scrolls the page (a graph in the middle of a
+     page must not trap the scroll) and Ctrl/⌘ + wheel zooms; a trackpad pinch arrives as
+     Ctrl + wheel. Keys, when the stage has focus: arrows pan, + (or =) and - zoom, 0 fits. */
+  Viewer.prototype.bindStage = function () {
+    var self = this, stage = this.stage, pointers = {}, gesture = null;
+    this.moved = false;
+
+    function start() {
+      var ids = Object.keys(pointers);
+      if (!self.view || !ids.length) { gesture = null; return; }
+      var a = pointers[ids[0]], b = pointers[ids[1]] || a;
+      gesture = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2, distance: Math.hypot(a.x - b.x, a.y - b.y),
+                  view: Object.assign({}, self.view), size: self.size() };
+    }
+    stage.addEventListener("pointerdown", function (event) {
+      if (event.pointerType === "mouse" && event.button !== 0) return;
+      pointers[event.pointerId] = self.point(event);
+      self.moved = false;
+      start();
+    });
+    window.addEventListener("pointermove", function (event) {
+      if (!(event.pointerId in pointers) || !gesture) return;
+      pointers[event.pointerId] = self.point(event);
+      var ids = Object.keys(pointers), a = pointers[ids[0]], b = pointers[ids[1]] || a;
+      var x = (a.x + b.x) / 2, y = (a.y + b.y) / 2, g = gesture, size = g.size;
+      var scale = g.view.scale;
+      if (ids.length > 1 && g.distance > 0) {
+        scale = clamp(g.view.scale * g.distance / Math.max(Math.hypot(a.x - b.x, a.y - b.y), 1),
+                      MIN_SCALE, self.fitScale());
+      }
+      if (Math.abs(x - g.x) + Math.abs(y - g.y) > (event.pointerType === "mouse" ? 3 : 8) ||
+          scale !== g.view.scale) self.moved = true;
+      if (!self.moved) return;
+      // the graph point that was under the fingers' (or mouse's) start stays under them
+      var gx = g.view.cx + (g.x - size.w / 2) * g.view.scale;
+      var gy = g.view.cy + (g.y - size.h / 2) * g.view.scale;
+      self.view = { cx: gx - (x - size.w / 2) * scale, cy: gy - (y - size.h / 2) * scale,
+                    scale: scale };
+      self.apply();
+    });
+    function end(event) {
+      if (!(event.pointerId in pointers)) return;
+      delete pointers[event.pointerId];
+      start();  // the fingers left carry on from where the view is
+    }
+    window.addEventListener("pointerup", end);
+    window.addEventListener("pointercancel", end);  // the browser took the swipe: a page scroll
+
+    stage.addEventListener("wheel", function (event) {
+      if (!self.view) return;
+      if (!(event.ctrlKey || event.metaKey)) { self.hint(); return; }
+      event.preventDefault();
+      var delta = event.deltaY * (event.deltaMode === 1 ? 16 : 1);
+      var p = self.point(event);
+      self.zoom(Math.exp(clamp(delta, -100, 100) * 0.002), p.x, p.y);
+    }, { passive: false });
+
+    stage.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey || !self.view) return;
+      var size = self.size();
+      var moves = { ArrowLeft: [-PAN_STEP * size.w, 0], ArrowRight: [PAN_STEP * size.w, 0],
+                    ArrowUp: [0, -PAN_STEP * size.h], ArrowDown: [0, PAN_STEP * size.h] };
+      if (moves[event.key]) self.pan(moves[event.key][0], moves[event.key][1]);
+      else if (event.key === "+" || event.key === "=") self.zoom(1 / ZOOM_STEP);
+      else if (event.key === "-" || event.key === "_") self.zoom(ZOOM_STEP);
+      else if (event.key === "0") self.fit();
+      else return;
+      event.preventDefault();  // the arrows would scroll the page too
+    });
+
+    if (window.ResizeObserver) {
+      new ResizeObserver(function () {
+        if (!self.view) return;
+        self.sizeStage();
+        if (self.fitted) self.fit(); else self.apply();
+      }).observe(stage);
+    }
+  };
+
+  // a plain wheel over the graph scrolls the page; say once in a while how to zoom instead
+  Viewer.prototype.hint = function () {
+    var hint = this.root.querySelector("[data-wheel-hint]");
+    if (!hint) return;
+    hint.textContent = (MAC ? "⌘" : "Ctrl") + " + scroll to zoom";
+    hint.hidden = false;
+    clearTimeout(this.hintTimer);
+    this.hintTimer = setTimeout(function () { hint.hidden = true; }, 1200);
   };
 
   Viewer.prototype.bindGraph = function (svg) {
-    var self = this, dragging = null, moved = false;
-    svg.addEventListener("wheel", function (event) {
-      event.preventDefault();
-      var p = self.toGraph(event);
-      self.zoom(event.deltaY > 0 ? 1.15 : 1 / 1.15, p.x, p.y);
-    }, { passive: false });
-    svg.addEventListener("pointerdown", function (event) {
-      dragging = { x: event.clientX, y: event.clientY, view: Object.assign({}, self.view),
-                   scale: self.toGraph(event).scale };
-      moved = false;
-    });
-    window.addEventListener("pointermove", function (event) {
-      if (!dragging) return;
-      var dx = event.clientX - dragging.x, dy = event.clientY - dragging.y;
-      if (Math.abs(dx) + Math.abs(dy) > 3) moved = true;
-      self.view.x = dragging.view.x - dx * dragging.scale;
-      self.view.y = dragging.view.y - dy * dragging.scale;
-      self.apply();
-    });
-    window.addEventListener("pointerup", function () { dragging = null; });
+    var self = this;
     svg.querySelectorAll("g.node").forEach(function (node) {
       var id = node.getAttribute("data-entity-id");
       node.addEventListener("mouseenter", function () { self.highlight(svg, id); });
       node.addEventListener("mouseleave", function () { self.highlight(svg, null); });
       node.addEventListener("click", function () {
-        if (moved) return;
-        if (self.root.querySelector("[data-depth-select]")) {
-          self.focus = id;
-          self.load();
-        }
+        if (self.moved) return;
+        if (self.root.querySelector("[data-depth-select]")) self.show({ focus: id });
       });
     });
   };
@@ -124,32 +251,56 @@
       if (source === id || target === id) {
         edge.classList.add("lit");
         [source, target].forEach(function (end) {
-          var node = svg.querySelector('g.node[data-entity-id="' + end + '"]');
+          var node = svg.querySelector('g.node[data-entity-id="' + CSS.escape(end) + '"]');
           if (node) node.classList.add("lit");
         });
       }
     });
-    var self_node = svg.querySelector('g.node[data-entity-id="' + id + '"]');
+    var self_node = svg.querySelector('g.node[data-entity-id="' + CSS.escape(id) + '"]');
     if (self_node) self_node.classList.add("lit");
   };
 
-  Viewer.prototype.showFocus = function () {
-    var name = this.root.querySelector("[data-focus-name]");
-    var clear = this.root.querySelector("[data-clear-focus]");
-    if (!name) return;
-    var label = "whole project";
-    if (this.focus) {
-      var node = this.stage.querySelector('g.node[data-entity-id="' + this.focus + '"] title');
-      label = node ? node.textContent.split("\n")[0] : this.focus;
-    }
-    name.textContent = label;
-    clear.hidden = !this.focus;
+  // what the focus is called: the name it was chosen by, the graph's own label for it (its
+  // tooltip's first line), else its id without the kind ("category--commerce": "commerce")
+  Viewer.prototype.nameOf = function (ids, given) {
+    if (given) return given;
+    var stage = this.stage;
+    return ids.split(",").map(function (id) {
+      var title = stage.querySelector('g.node[data-entity-id="' + CSS.escape(id) + '"] title');
+      return title ? title.textContent.split("\n")[0] : id.replace(/^[a-z]+--/, "");
+    }).join(", ");
+  };
+
+  /* Every control shows the state on screen (not the one last asked for, which may have
+     failed or been overtaken), then the page hears of it. */
+  Viewer.prototype.showState = function () {
+    var root = this.root, shown = this.shown;
+    var name = root.querySelector("[data-focus-name]");
+    var clear = root.querySelector("[data-clear-focus]");
+    if (name) name.textContent = shown.focus ? this.nameOf(shown.focus, shown.focusName) : "whole project";
+    if (clear) clear.hidden = !shown.focus;
+    var depth = root.querySelector("[data-depth-select]");
+    if (depth) depth.value = shown.depth;
+    var at = root.querySelector("[data-at]");
+    if (at) at.value = shown.at ? shown.at.slice(0, 19) : "";
+    root.dispatchEvent(new CustomEvent("archsvc:shown", { bubbles: true, detail: {
+      focus: shown.focus, name: shown.focus ? this.nameOf(shown.focus, shown.focusName) : "",
+      depth: shown.depth, at: shown.at } }));
+  };
+
+  // redraw with some of focus, focusName, depth and at changed
+  Viewer.prototype.show = function (change) {
+    if ("focus" in change) { this.focus = change.focus; this.focusName = change.focusName || ""; }
+    if ("depth" in change) this.depth = change.depth;
+    if ("at" in change) this.at = change.at;
+    this.load();
   };
 
   Viewer.prototype.load = function () {
-    var self = this, params = new URLSearchParams();
-    if (this.focus) { params.append("filteredIds", this.focus); params.set("depth", this.depth); }
-    if (this.at) params.set("at", this.at);
+    var self = this, params = new URLSearchParams(), request = ++this.requests;
+    var wanted = { focus: this.focus, focusName: this.focusName, depth: this.depth, at: this.at };
+    if (wanted.focus) { params.append("filteredIds", wanted.focus); params.set("depth", wanted.depth); }
+    if (wanted.at) params.set("at", wanted.at);
     this.status.textContent = "Loading…";
     fetch(this.url + (params.toString() ? "?" + params : ""), { credentials: "same-origin" })
       .then(function (response) {
@@ -159,14 +310,23 @@
         return response.text();
       })
       .then(function (text) {
+        if (request !== self.requests) return;  // a later request is on its way
         var doc = new DOMParser().parseFromString(text, "image/svg+xml");
         var svg = doc.documentElement;
         if (!svg || svg.nodeName !== "svg") throw new Error("The graph could not be read.");
         self.stage.replaceChildren(document.importNode(svg, true));
         self.status.textContent = "";
+        self.shown = wanted;
         self.attach();
       })
-      .catch(function (error) { self.status.textContent = error.message; });
+      .catch(function (error) {
+        if (request !== self.requests) return;
+        self.status.textContent = error.message;
+        // the graph on screen is still the last one shown: so are the controls
+        self.focus = self.shown.focus; self.focusName = self.shown.focusName;
+        self.depth = self.shown.depth; self.at = self.shown.at;
+        self.showState();
+      });
   };
 
   Viewer.prototype.bindControls = function () {
@@ -174,41 +334,37 @@
     root.querySelectorAll("[data-zoom]").forEach(function (button) {
       button.addEventListener("click", function () {
         var how = button.getAttribute("data-zoom");
-        if (how === "fit") self.fit(); else self.zoom(how === "in" ? 1 / 1.4 : 1.4);
+        if (how === "fit") self.fit(); else self.zoom(how === "in" ? 1 / ZOOM_STEP : ZOOM_STEP);
       });
     });
     var depth = root.querySelector("[data-depth-select]");
     if (depth) depth.addEventListener("change", function () {
-      self.depth = depth.value;
-      if (self.focus) self.load();
+      if (self.focus) self.show({ depth: depth.value }); else self.depth = self.shown.depth = depth.value;
     });
     var clear = root.querySelector("[data-clear-focus]");
-    if (clear) clear.addEventListener("click", function () { self.focus = ""; self.load(); });
+    if (clear) clear.addEventListener("click", function () { self.show({ focus: "" }); });
     var at = root.querySelector("[data-at]");
     if (at) at.addEventListener("change", function () {
-      self.at = at.value ? at.value + (at.value.length === 16 ? ":00" : "") + "Z" : "";
-      self.load();
+      self.show({ at: at.value ? at.value + (at.value.length === 16 ? ":00" : "") + "Z" : "" });
     });
     var now = root.querySelector("[data-now]");
-    if (now) now.addEventListener("click", function () { if (at) at.value = ""; self.at = ""; self.load(); });
+    if (now) now.addEventListener("click", function () { self.show({ at: "" }); });
   };
 
   document.querySelectorAll("[data-graph-viewer]").forEach(function (root) {
     var viewer = new Viewer(root);
-    // other parts of the page (the chat's cited entities) can focus the graph
-    // the history slider passes exact instants (a datetime input keeps only seconds)
+    // the history slider passes exact instants (a datetime input keeps only seconds); a
+    // viewer without history (a shared page) never shows the past
     document.addEventListener("archsvc:at", function (event) {
-      var at = root.querySelector("[data-at]");
-      viewer.at = (event.detail && event.detail.at) || "";
-      if (at) at.value = viewer.at ? viewer.at.slice(0, 19) : "";
-      viewer.load();
+      if (!viewer.history) return;
+      viewer.show({ at: (event.detail && event.detail.at) || "" });
     });
+    // other parts of the page (the chat's cited entities, the Show menu) can focus the graph
     document.addEventListener("archsvc:focus", function (event) {
       var detail = event.detail || {};
       if (!root.querySelector("[data-depth-select]")) return;
       if (!detail.id && !detail.clear) return;
-      viewer.focus = detail.id || "";
-      viewer.load();
+      viewer.show({ focus: detail.id || "", focusName: detail.name || "" });
     });
   });
 })();

@@ -1,0 +1,346 @@
+"""The graph viewer in a real browser (Playwright driving Debian's Chromium), on the demo
+project (20 services, a graph about ten times wider than high): the whole graph fits on load
+and on Fit, zooming keeps it in view, the keys pan and zoom, every control says what the
+graph shows, a vertical swipe on a phone scrolls the page, and a shared page offers no past."""
+
+import pytest
+from django.template.loader import render_to_string
+from playwright.sync_api import expect
+
+from accounts.models import Membership
+from accounts.services import session_start
+from conftest import requires_chromium
+from diagrams.demo import demo_seed
+from diagrams.models import Project
+from diagrams.tests.helpers import post
+
+pytestmark = [
+    pytest.mark.browser,
+    requires_chromium,
+]
+
+DESKTOP = {"width": 1366, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def demo(live_server, factory):
+    org = factory.org("demo")
+    membership = factory.member(org, role="admin")
+    demo_seed(organization=org, membership=Membership.objects.get(pk=membership.pk))
+    project = Project.objects.get(organization=org)
+    return {
+        "url": live_server.url,
+        "project": project.id,
+        "membership": membership,
+        "client": factory.member_client(membership, enforce_csrf=False),
+    }
+
+
+def member_page(browser, demo, **options):
+    context = browser.new_context(**options)
+    context.add_cookies(
+        [
+            {
+                "name": "__session",
+                "value": session_start(membership=demo["membership"]),
+                "url": demo["url"],
+            }
+        ]
+    )
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{demo['url']}/projects/{demo['project']}/")
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    return context, page, errors
+
+
+def boxes(page):
+    """The stage's box and the graph's (its white background covers all it draws)."""
+    stage = page.locator(".graph-stage").bounding_box()
+    graph = page.locator(".graph-stage svg > rect").first.bounding_box()
+    return stage, graph
+
+
+def inside(graph, stage, slack=1.5) -> bool:
+    return (
+        graph["x"] >= stage["x"] - slack
+        and graph["y"] >= stage["y"] - slack
+        and graph["x"] + graph["width"] <= stage["x"] + stage["width"] + slack
+        and graph["y"] + graph["height"] <= stage["y"] + stage["height"] + slack
+    )
+
+
+def fills(graph, stage) -> bool:
+    """Fitted: the graph spans (nearly) the stage's whole width or whole height."""
+    return graph["width"] >= 0.95 * (stage["width"] - 2) or graph["height"] >= 0.95 * (
+        stage["height"] - 2
+    )
+
+
+def opens_readable_at_its_start(graph, stage) -> bool:
+    """The demo graph (4242 x 398 units) is too wide to read when fitted into a page: it
+    opens at the smallest readable size (1.6 units a pixel), filling the frame's height, at
+    its left edge, where its flow starts."""
+    return (
+        abs(graph["x"] - stage["x"]) <= 1.5
+        and graph["width"] > stage["width"]
+        and abs(graph["height"] - (stage["height"] - 2)) <= 2
+        and graph["width"] == pytest.approx(4242 / 1.6, rel=0.02)
+    )
+
+
+def centred(graph, stage, slack=2.0) -> bool:
+    return (
+        abs(graph["x"] + graph["width"] / 2 - stage["x"] - stage["width"] / 2) <= slack
+        and abs(graph["y"] + graph["height"] / 2 - stage["y"] - stage["height"] / 2) <= slack
+    )
+
+
+def test_the_graph_opens_readable_fits_on_fit_and_zooming_keeps_it_in_view(browser, demo):
+    context, page, errors = member_page(browser, demo, viewport=DESKTOP)
+    stage, graph = boxes(page)
+    assert opens_readable_at_its_start(graph, stage)
+    # a flat, wide graph gets a low frame, not a band of white under it
+    assert stage["height"] <= max(graph["height"] + 4, 12 * 16 + 2)
+    page.locator("[data-zoom=fit]").click()
+    stage, graph = boxes(page)
+    assert inside(graph, stage) and fills(graph, stage) and centred(graph, stage)
+
+    # + zooms around the centre of what is visible: the centre stays the centre
+    page.locator("[data-zoom=in]").click()
+    page.locator("[data-zoom=in]").click()
+    stage, zoomed = boxes(page)
+    assert zoomed["width"] > 1.9 * graph["width"]
+    assert centred(zoomed, stage)
+
+    # dragging far to the right stops when the graph's left edge reaches the frame's
+    page.mouse.move(stage["x"] + 100, stage["y"] + stage["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(stage["x"] + 900, stage["y"] + stage["height"] / 2, steps=8)
+    page.mouse.up()
+    stage, dragged = boxes(page)
+    assert dragged["x"] != zoomed["x"]
+    assert stage["x"] - 1 <= dragged["x"] <= stage["x"] + 1.5
+    assert dragged["x"] + dragged["width"] > stage["x"] + stage["width"]
+
+    # − as often as one likes: the graph stays in the frame, never drifts out of it
+    for _ in range(4):
+        page.locator("[data-zoom=out]").click()
+        stage, graph = boxes(page)
+        assert graph["x"] <= stage["x"] + stage["width"] and graph["x"] + graph["width"] >= 0
+    assert inside(graph, stage) and fills(graph, stage)
+
+    page.locator("[data-zoom=in]").click()
+    page.locator("[data-zoom=fit]").click()
+    stage, graph = boxes(page)
+    assert inside(graph, stage) and fills(graph, stage) and centred(graph, stage)
+
+    # a fitted graph stays fitted when the window changes size
+    page.set_viewport_size({"width": 1000, "height": 700})
+    page.wait_for_timeout(200)
+    stage, graph = boxes(page)
+    assert stage["width"] < 800
+    assert inside(graph, stage) and fills(graph, stage) and centred(graph, stage)
+    assert errors == []
+    context.close()
+
+
+def test_a_plain_wheel_scrolls_the_page_and_ctrl_wheel_zooms(browser, demo):
+    context, page, errors = member_page(browser, demo, viewport=DESKTOP)
+    stage, graph = boxes(page)
+    page.mouse.move(stage["x"] + stage["width"] / 2, stage["y"] + stage["height"] / 2)
+    page.mouse.wheel(0, 200)
+    expect(page.locator("[data-wheel-hint]")).to_be_visible()  # how to zoom instead
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.scrollY") > 0
+    _, after = boxes(page)
+    assert after["width"] == pytest.approx(graph["width"], abs=0.5)
+
+    page.evaluate("window.scrollTo(0, 0)")
+    stage, graph = boxes(page)
+    page.mouse.move(stage["x"] + stage["width"] / 2, stage["y"] + stage["height"] / 2)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -300)
+    page.keyboard.up("Control")
+    page.wait_for_timeout(200)
+    _, zoomed = boxes(page)
+    assert zoomed["width"] > 1.15 * graph["width"]  # one notch: about a fifth
+    assert page.evaluate("window.scrollY") == 0
+    assert errors == []
+    context.close()
+
+
+def test_keys_pan_and_zoom_the_focused_graph(browser, demo):
+    context, page, errors = member_page(browser, demo, viewport=DESKTOP)
+    page.locator("[data-zoom=fit]").click()
+    stage, fitted = boxes(page)
+    page.locator(".graph-stage").focus()
+    page.keyboard.press("+")
+    page.keyboard.press("=")
+    _, zoomed = boxes(page)
+    assert zoomed["width"] > 1.9 * fitted["width"]
+    page.keyboard.press("ArrowRight")
+    _, right = boxes(page)
+    assert right["x"] < zoomed["x"] - 50  # the view moved right: the graph left
+    page.keyboard.press("ArrowLeft")
+    _, left = boxes(page)
+    assert left["x"] == pytest.approx(zoomed["x"], abs=1)
+    page.keyboard.press("-")
+    _, smaller = boxes(page)
+    assert smaller["width"] < zoomed["width"]
+    scroll = page.evaluate("window.scrollY")
+    page.keyboard.press("ArrowDown")  # the key moves the graph, not the page
+    assert page.evaluate("window.scrollY") == scroll
+    page.keyboard.press("0")
+    stage, graph = boxes(page)
+    assert inside(graph, stage) and fills(graph, stage)
+    assert errors == []
+    context.close()
+
+
+def test_every_control_says_what_the_graph_shows(browser, demo):
+    context, page, errors = member_page(browser, demo, viewport=DESKTOP)
+    nodes = page.locator(".graph-stage g.node")
+    slider = page.locator("[data-timeline]")
+    label = page.locator("[data-timeline-label]")
+    count = int(slider.get_attribute("max"))
+    everything = nodes.count()
+
+    # back in time with the slider, then Now: slider and label come back to now
+    slider.fill("2")
+    slider.dispatch_event("change")
+    expect(nodes).not_to_have_count(everything)
+    expect(label).not_to_have_text("now")
+    assert page.locator("[data-at]").input_value() != ""
+    page.locator("[data-now]").click()
+    expect(nodes).to_have_count(everything)
+    expect(label).to_have_text("now")
+    assert slider.input_value() == str(count)
+    assert page.locator("[data-at]").input_value() == ""
+
+    # a typed As of before the first change: an empty graph, the slider at its start
+    page.locator("[data-at]").fill("2001-02-03T04:05:06")
+    page.locator("[data-at]").dispatch_event("change")
+    expect(nodes).to_have_count(0)
+    expect(label).to_contain_text("before")
+    assert slider.input_value() == "0"
+    page.locator("[data-now]").click()
+    expect(label).to_have_text("now")
+
+    # Show a category: the focus reads its name; show all: Show goes back too
+    page.select_option("[data-group-filter]", "category--commerce")
+    expect(page.locator("[data-focus-name]")).to_have_text("commerce")
+    expect(nodes).not_to_have_count(everything)
+    page.locator("[data-clear-focus]").click()
+    expect(nodes).to_have_count(everything)
+    expect(page.locator("[data-focus-name]")).to_have_text("whole project")
+    assert page.locator("[data-group-filter]").input_value() == ""
+
+    # a click in the graph focuses a service: Show names it too
+    page.locator('g.node[data-entity-id="service--checkout"]').dispatch_event("click")
+    expect(page.locator("[data-focus-name]")).to_have_text("Checkout")
+    assert page.locator("[data-group-filter]").input_value() == "service--checkout"
+    assert page.locator("[data-group-filter] option:checked").inner_text() == "Checkout"
+    page.select_option("[data-group-filter]", "")
+    expect(page.locator("[data-focus-name]")).to_have_text("whole project")
+    expect(page.locator("[data-group-filter] option[data-shown-focus]")).to_have_count(0)
+    assert errors == []
+    context.close()
+
+
+def touch(cdp, kind: str, points) -> None:
+    cdp.send(
+        "Input.dispatchTouchEvent",
+        {"type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in points]},
+    )
+
+
+def test_on_a_phone_a_vertical_swipe_scrolls_the_page_and_fingers_still_move_the_graph(
+    browser, demo
+):
+    context, page, errors = member_page(
+        browser, demo, viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2
+    )
+    stage_element = page.locator(".graph-stage")
+    assert stage_element.evaluate("e => getComputedStyle(e).touchAction") == "pan-y"
+    stage_element.scroll_into_view_if_needed()
+    cdp = context.new_cdp_session(page)
+    stage, graph = boxes(page)
+    x, y = stage["x"] + stage["width"] / 2, stage["y"] + stage["height"] / 2
+    scroll = page.evaluate("window.scrollY")
+
+    # one finger up the graph: the page scrolls, the graph stays as it was
+    touch(cdp, "touchStart", [(0, (x, y))])
+    for step in range(1, 11):
+        touch(cdp, "touchMove", [(0, (x, y - 25 * step))])
+    touch(cdp, "touchEnd", [])
+    page.wait_for_timeout(400)
+    assert page.evaluate("window.scrollY") > scroll + 100
+    _, after = boxes(page)
+    assert after["width"] == pytest.approx(graph["width"], abs=0.5)
+
+    # two fingers apart: the graph zooms in
+    stage_element.scroll_into_view_if_needed()
+    stage, graph = boxes(page)
+    x, y = stage["x"] + stage["width"] / 2, stage["y"] + stage["height"] / 2
+    touch(cdp, "touchStart", [(0, (x - 20, y)), (1, (x + 20, y))])
+    for step in range(1, 11):
+        touch(cdp, "touchMove", [(0, (x - 20 - 10 * step, y)), (1, (x + 20 + 10 * step, y))])
+    touch(cdp, "touchEnd", [])
+    page.wait_for_timeout(200)
+    stage, pinched = boxes(page)
+    assert pinched["width"] > 2.5 * graph["width"]
+
+    # one finger sideways: the graph pans
+    touch(cdp, "touchStart", [(0, (x, y))])
+    for step in range(1, 11):
+        touch(cdp, "touchMove", [(0, (x - 10 * step, y))])
+    touch(cdp, "touchEnd", [])
+    page.wait_for_timeout(200)
+    _, panned = boxes(page)
+    assert panned["x"] < pinched["x"] - 50
+    assert errors == []
+    context.close()
+
+
+def test_a_shared_page_has_zoom_and_fit_but_no_past(browser, demo):
+    share = post(demo["client"], f"/v1/projects/{demo['project']}/public-share-token")
+    token = share.json()["token"]
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{demo['url']}/share/{token}/")
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    for absent in ("[data-at]", "[data-now]", "[data-timeline]"):
+        assert page.locator(absent).count() == 0
+    for present in ("[data-zoom=in]", "[data-zoom=out]", "[data-zoom=fit]"):
+        expect(page.locator(present)).to_be_visible()
+    stage, graph = boxes(page)
+    assert opens_readable_at_its_start(graph, stage)
+    page.locator("[data-zoom=in]").click()
+    page.locator("[data-zoom=fit]").click()
+    stage, graph = boxes(page)
+    assert inside(graph, stage) and fills(graph, stage)
+
+    # the embed fills its window and fits the graph in it
+    page.set_viewport_size({"width": 900, "height": 500})
+    page.goto(f"{demo['url']}/share/{token}/embed/")
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    stage, graph = boxes(page)
+    assert stage["height"] == pytest.approx(500, abs=1)
+    assert inside(graph, stage) and fills(graph, stage)
+    assert errors == []
+    context.close()
+
+
+def test_the_history_flag_leaves_out_as_of_and_now():
+    context = {"controls": True, "svg_url": "/x.svg", "depths": range(3), "depth": 1}
+    with_history = render_to_string("diagrams/_viewer.html", context)
+    without = render_to_string("diagrams/_viewer.html", {**context, "history": False})
+    assert "data-at" in with_history and "data-now" in with_history
+    assert "data-at" not in without and "data-now" not in without
+    assert 'data-history="off"' in without
+    assert 'data-zoom="fit"' in without and "data-depth-select" in without

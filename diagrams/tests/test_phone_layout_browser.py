@@ -1,0 +1,191 @@
+"""The pages on a phone (390x844) and a desktop (1366x800) in a real browser: no page is wider
+than the screen, wide tables scroll inside their own box, the header says which organization
+the member is in, and long one-word names break instead of widening the page."""
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.services import session_start
+from conftest import requires_chromium
+from diagrams.tests.helpers import new_project, new_service, put
+
+pytestmark = [
+    pytest.mark.browser,
+    requires_chromium,
+]
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 800}
+LONG_NAME = "PaymentReconciliationSettlementLedgerServiceForTheEuropeanUnion"[:60]
+PAGE_WIDTH = "[document.documentElement.scrollWidth, window.innerWidth]"
+
+
+@pytest.fixture
+def shop(live_server, factory):
+    """An admin of "acme" who also belongs to "globex", in a project whose services have long
+    names and topics, with an API key, a second member and a share link."""
+    org = factory.org("acme")
+    membership = factory.member(org, email="grace.hopper@example.com", role="admin")
+    factory.member(factory.org("globex"), email="grace.hopper@example.com", role="member")
+    factory.member(org, email="a.colleague.with.a.long.address@example.com")
+    factory.key(org, "deploy-pipeline", ["projects:manage"])
+    client = factory.member_client(membership, enforce_csrf=False)
+    project = new_project(client, "Shop")
+    new_service(
+        client,
+        project,
+        {
+            "name": "Checkout",
+            "owner": "checkout-team",
+            "consumes": [{"name": "cart.events"}, {"name": "payments.settled"}],
+            "produces": [{"name": "orders.placed"}],
+        },
+    )
+    new_service(
+        client,
+        project,
+        {
+            "name": "Payment Reconciliation Settlement Service",
+            "owner": "payments-platform-team",
+            "consumes": [{"name": "orders.placed"}],
+            "produces": [{"name": "payments.settled"}],
+        },
+    )
+    long_one = {"name": LONG_NAME, "produces": [{"name": "payments.reconciliation.settled.v2"}]}
+    slug = new_service(client, project, long_one)["slug"]
+    changed = put(
+        client,
+        f"/v1/projects/{project}/services/{slug}",
+        {**long_one, "owner": "payments-platform-team"},
+    )
+    assert changed.status_code == 200, changed.content
+    token = client.post(f"/v1/projects/{project}/public-share-token").json()["token"]
+    return {
+        "url": live_server.url,
+        "project": project,
+        "token": token,
+        "session": session_start(membership=membership),
+    }
+
+
+def member_page(browser, shop, viewport):
+    context = browser.new_context(viewport=viewport)
+    context.add_cookies([{"name": "__session", "value": shop["session"], "url": shop["url"]}])
+    return context, context.new_page()
+
+
+def test_no_page_is_wider_than_a_phone(browser, shop):
+    project = f"/projects/{shop['project']}"
+    member_paths = [
+        "/",
+        f"{project}/",
+        f"{project}/services/",
+        f"{project}/services/new/",
+        f"{project}/services/checkout/edit/",
+        f"{project}/services/checkout/delete/",
+        f"{project}/history/",
+        f"{project}/share/",
+        "/settings/",
+        "/settings/members/",
+        "/settings/api-keys/",
+        "/settings/billing/",
+    ]
+    anonymous_paths = ["/accounts/login/", "/accounts/signup/", f"/share/{shop['token']}/"]
+    too_wide = {}
+    context, page = member_page(browser, shop, PHONE)
+    anonymous = browser.new_context(viewport=PHONE).new_page()
+    for tab, paths in ((page, member_paths), (anonymous, anonymous_paths)):
+        for path in paths:
+            response = tab.goto(shop["url"] + path)
+            assert response.status == 200, path
+            tab.wait_for_load_state("networkidle")
+            width, screen = tab.evaluate(PAGE_WIDTH)
+            if width > screen:
+                too_wide[path] = width
+    anonymous.context.close()
+    context.close()
+    assert too_wide == {}, f"wider than the 390px screen: {too_wide}"
+
+
+def test_the_services_table_scrolls_inside_its_box_to_owner_and_edit(browser, shop):
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/")
+    services = page.get_by_role("region", name="Services")
+    overflow, box = services.evaluate("e => [e.scrollWidth - e.clientWidth, e.clientWidth]")
+    assert overflow > 0 and box < PHONE["width"]  # it scrolls, the page does not
+    edit = services.get_by_role("link", name="Edit").first
+    edit.scroll_into_view_if_needed()
+    expect(edit).to_be_in_viewport()
+    assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
+    # a name that wraps onto several lines stays left-aligned, like the one-line names
+    name = services.get_by_role("button", name="Payment Reconciliation Settlement Service")
+    left, lines = name.evaluate(
+        """e => { const range = document.createRange(); range.selectNodeContents(e);
+        return [e.getBoundingClientRect().left, [...range.getClientRects()].map(r => r.left)]; }"""
+    )
+    assert len(lines) > 1
+    assert all(abs(line - left) < 1 for line in lines), (left, lines)
+    edit.click()
+    expect(page).to_have_url(f"{shop['url']}/projects/{shop['project']}/services/checkout/edit/")
+    context.close()
+
+
+def test_the_header_shows_the_organization_on_a_phone(browser, shop):
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/")
+    who = page.locator("header .who")
+    expect(who).to_be_visible()
+    expect(who).to_contain_text("acme")
+    box = who.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    # switching organization shows the other one
+    page.select_option("#id_org", "globex")
+    page.get_by_role("button", name="Switch").click()
+    expect(who).to_contain_text("globex")
+    expect(who).to_be_visible()
+    context.close()
+
+
+def test_history_with_a_long_one_word_name_fits_a_phone(browser, shop):
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/history/")
+    head = page.locator(".history-head", has_text=LONG_NAME).first
+    expect(head).to_be_visible()
+    assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
+    right = head.evaluate(
+        """e => { const range = document.createRange(); range.selectNodeContents(e);
+        return Math.max(...[...range.getClientRects()].map(r => r.right)); }"""
+    )
+    assert right <= PHONE["width"]
+    # the column headers keep their words whole ("After", not "Aft" over "er")
+    broken = page.locator(".history-changes thead th").evaluate_all(
+        """ths => ths.filter(th => { const range = document.createRange();
+        range.selectNodeContents(th); return range.getClientRects().length > 1; })
+        .map(th => th.textContent)"""
+    )
+    assert broken == []
+    context.close()
+
+
+def test_the_service_editor_on_a_desktop(browser, shop):
+    context, page = member_page(browser, shop, DESKTOP)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/services/checkout/edit/")
+    row = page.locator("[data-rows=consumes] [data-row]").first
+    remove = row.get_by_role("button", name="Remove")
+    expect(remove).to_be_visible()
+    name, button = row.locator("input").first.bounding_box(), remove.bounding_box()
+    assert button["y"] < name["y"] + name["height"]  # on the line of the inputs
+    page.get_by_role("link", name="Delete this service…").click()
+    delete = page.get_by_role("button", name="Delete “Checkout”")
+    expect(delete).to_have_css("background-color", "rgb(192, 57, 43)")  # the danger red
+    context.close()
+
+
+def test_the_members_table_scrolls_to_its_remove_button_on_a_phone(browser, shop):
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/settings/members/")
+    remove = page.get_by_role("button", name="Remove")
+    remove.scroll_into_view_if_needed()
+    expect(remove).to_be_in_viewport()
+    assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
+    context.close()
