@@ -1,0 +1,47 @@
+"""What every admin page of archsvc shares: searches cut to a size the database can plan
+(SQLite refuses a LIKE pattern of 50,000 characters or a thousand words with an error,
+which the admin shows as a 500), and no bulk "delete selected" where a delete must be
+looked at one object at a time."""
+
+from django.contrib import admin
+
+SEARCH_MAX_CHARS = 200
+SEARCH_MAX_WORDS = 10
+
+
+class SupportAdminMixin:
+    def get_search_results(self, request, queryset, search_term):
+        words = (search_term or "")[:SEARCH_MAX_CHARS].split()[:SEARCH_MAX_WORDS]
+        return super().get_search_results(request, queryset, " ".join(words))
+
+
+class SupportAdmin(SupportAdminMixin, admin.ModelAdmin):
+    pass
+
+
+class ReadOnlyAdmin(SupportAdmin):
+    """Rows written by the app only (history, pins, webhook events): operators read them,
+    never add, edit or delete them (a deleted snapshot leaves a gap in a service's history
+    and a project's count wrong)."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+def without_bulk_delete(admin_class):
+    """Drop the changelist's "Delete selected" action: each delete is confirmed alone, and
+    the model admin's `has_delete_permission(obj)` rules apply to it."""
+
+    def get_actions(self, request):
+        actions = super(admin_class, self).get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    admin_class.get_actions = get_actions
+    return admin_class

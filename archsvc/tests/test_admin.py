@@ -1,0 +1,221 @@
+"""Django admin for operators: what it lets them see and do, and what it must not let them
+break (history, sharing, keys, the last admin, billing state)."""
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from accounts.models import ApiKey, AuthSession, Membership, Organization, User
+from accounts.services import session_start
+from billing.models import AiCredits, Subscription, WebhookEvent
+from diagrams.models import Project, PublicShareToken, Service, ServiceSnapshot
+from diagrams.tests.helpers import new_project, new_service, put
+
+
+@pytest.fixture
+def operator(db):
+    user = User.objects.create_superuser(email="op@example.com", password="op-password-1")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def project(api):
+    project = new_project(api, "Shop")
+    new_service(api, project, {"name": "Checkout", "produces": [{"name": "orders"}]})
+    put(api, f"/v1/projects/{project}/services/checkout", {"description": "v2"})
+    put(api, f"/v1/projects/{project}/services/checkout", {"description": "v3"})
+    return project
+
+
+def actions(response) -> list[str]:
+    form = response.context["action_form"]
+    return [value for value, _ in form.fields["action"].choices] if form else []
+
+
+def test_history_pins_and_billing_records_cannot_be_deleted_or_edited(operator, api, project, org):
+    snapshot = ServiceSnapshot.objects.filter(project_id=project).order_by("version")[1]
+    service = Service.objects.get(project_id=project)
+    call = api.post("/v1/pinned", {"projectId": project}, content_type="application/json")
+    assert call.status_code == 200
+    Subscription.objects.create(organization=org, plan="team", status="active")
+    WebhookEvent.objects.create(
+        event_id="evt_1",
+        event_type="subscription.created",
+        occurred_at=timezone.now(),
+        outcome="applied",
+        payload={},
+        organization=org,
+    )
+    for model, pk in (
+        ("diagrams/servicesnapshot", snapshot.pk),
+        ("diagrams/service", service.pk),
+        ("billing/subscription", Subscription.objects.get().pk),
+        ("billing/webhookevent", WebhookEvent.objects.get().pk),
+    ):
+        assert operator.get(f"/admin/{model}/{pk}/change/").status_code == 200  # readable
+        assert operator.get(f"/admin/{model}/{pk}/delete/").status_code == 403
+        assert operator.post(f"/admin/{model}/{pk}/delete/", {"post": "yes"}).status_code == 403
+        changelist = operator.get(f"/admin/{model}/")
+        assert changelist.status_code == 200 and "delete_selected" not in actions(changelist)
+    response = operator.post(
+        "/admin/diagrams/servicesnapshot/",
+        {"action": "delete_selected", "_selected_action": [snapshot.pk], "post": "yes"},
+    )
+    assert ServiceSnapshot.objects.filter(project_id=project).count() == 3
+    assert Service.objects.filter(pk=service.pk).exists()
+    # the history still reads whole through the API
+    events = api.get(f"/v1/projects/{project}/history").json()["data"]
+    assert sorted(e["action"] for e in events) == ["created", "updated", "updated"]
+    assert response.status_code in (200, 302)
+
+
+def test_projects_are_made_in_the_app_and_stay_in_their_organization(operator, project, factory):
+    assert operator.get("/admin/diagrams/project/add/").status_code == 403
+    other = factory.org("other")
+    response = operator.post(
+        f"/admin/diagrams/project/{project}/change/",
+        {"name": "Renamed by support", "description": "", "organization": other.pk},
+    )
+    assert response.status_code == 302
+    moved = Project.objects.get(pk=project)
+    assert moved.name == "Renamed by support" and moved.organization.slug == "acme"
+
+
+def test_share_links_and_sessions_are_not_made_by_hand(operator, api, project, factory, org):
+    assert operator.get("/admin/diagrams/publicsharetoken/add/").status_code == 403
+    assert operator.get("/admin/accounts/authsession/add/").status_code == 403
+    token = api.post(f"/v1/projects/{project}/public-share-token").json()["token"]
+    share = PublicShareToken.objects.get()
+    other = new_project(api, "Other")
+    operator.post(f"/admin/diagrams/publicsharetoken/{share.pk}/change/", {"project": other})
+    assert PublicShareToken.objects.get().project_id == project  # not pointed elsewhere
+    # revoking is a delete, and the link stops at once
+    assert Client().get(f"/share/{token}/").status_code == 200
+    operator.post(f"/admin/diagrams/publicsharetoken/{share.pk}/delete/", {"post": "yes"})
+    assert Client().get(f"/share/{token}/").status_code == 404
+    # sessions can be found by e-mail and ended
+    membership = factory.member(org, email="ada@example.com")
+    session_start(membership=membership)
+    page = operator.get("/admin/accounts/authsession/?q=ada@example.com").content.decode()
+    assert "ada@example.com" in page
+    assert AuthSession.objects.count() == 1
+
+
+def test_api_key_permissions_are_chosen_not_typed(operator, factory, org):
+    token = factory.key(org, "ci")
+    key = ApiKey.objects.get(name="ci")
+    url = f"/admin/accounts/apikey/{key.pk}/change/"
+    for bad in ("123", '"projects:manage"', "root"):
+        response = operator.post(url, {"name": "ci", "permissions": [bad]})
+        assert response.status_code == 200  # the form again, with the error
+        assert "is not one of the available choices" in response.content.decode()
+    key.refresh_from_db()
+    assert key.permissions == []
+    assert operator.post(url, {"name": "ci", "permissions": ["projects:manage"]}).status_code == 302
+    key.refresh_from_db()
+    assert key.permissions == ["projects:manage"]
+    assert operator.post(url, {"name": "ci"}).status_code == 302  # all unticked: none
+    key.refresh_from_db()
+    assert key.permissions == []
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert client.get("/v1/limits").status_code == 200
+    assert org.api_keys.count() == 1
+
+
+def test_users_added_here_can_log_in_and_are_not_duplicated(operator):
+    response = operator.post(
+        "/admin/accounts/user/add/",
+        {
+            "email": "Carol@Example.com",
+            "password1": "a-long-password-9",
+            "password2": "a-long-password-9",
+            "usable_password": "true",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert User.objects.filter(email="carol@example.com").exists()
+    response = operator.post(
+        "/admin/accounts/user/add/",
+        {
+            "email": "CAROL@example.com",
+            "password1": "a-long-password-9",
+            "password2": "a-long-password-9",
+            "usable_password": "true",
+        },
+    )
+    assert (
+        response.status_code == 200
+        and "A user with this e-mail exists" in response.content.decode()
+    )
+    assert User.objects.filter(email__iexact="carol@example.com").count() == 1
+    carol = User.objects.get(email="carol@example.com")
+    organization = Organization.objects.create(slug="carols", name="Carols")
+    Membership.objects.create(user=carol, organization=organization, role="admin")
+    login = Client().post(
+        "/accounts/login/", {"email": "Carol@Example.com", "password": "a-long-password-9"}
+    )
+    assert login.status_code == 302
+
+
+def test_an_organization_keeps_an_admin_and_its_data(operator, factory, org, project):
+    admin = factory.member(org, email="boss@example.com", role="admin")
+    # demoting the only admin
+    response = operator.post(f"/admin/accounts/membership/{admin.pk}/change/", {"role": "member"})
+    assert response.status_code == 200 and "at least one admin" in response.content.decode()
+    assert Membership.objects.get(pk=admin.pk).role == "admin"
+    # deleting it
+    assert operator.get(f"/admin/accounts/membership/{admin.pk}/delete/").status_code == 403
+    # through the organization's inline
+    response = operator.post(
+        f"/admin/accounts/organization/{org.pk}/change/",
+        {
+            "slug": org.slug,
+            "name": org.name,
+            "memberships-TOTAL_FORMS": "1",
+            "memberships-INITIAL_FORMS": "1",
+            "memberships-0-id": admin.pk,
+            "memberships-0-organization": org.pk,
+            "memberships-0-user": admin.user_id,
+            "memberships-0-role": "admin",
+            "memberships-0-DELETE": "on",
+        },
+    )
+    assert response.status_code == 200 and "at least one admin" in response.content.decode()
+    assert Membership.objects.filter(pk=admin.pk).exists()
+    # an organization with projects is not deleted in a click
+    assert operator.get(f"/admin/accounts/organization/{org.pk}/delete/").status_code == 403
+    empty = factory.org("empty")
+    assert operator.get(f"/admin/accounts/organization/{empty.pk}/delete/").status_code == 200
+    assert AiCredits.objects.filter(organization=org).count() <= 1
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/admin/accounts/user/",
+        "/admin/diagrams/project/",
+        "/admin/diagrams/servicesnapshot/",
+        "/admin/accounts/membership/",
+    ],
+)
+def test_searches_of_any_length_answer(operator, project, path):
+    for query in ("x" * 50_000, " ".join(["word"] * 2_000), "%'\\_\"", "\x00"):
+        assert operator.get(path, {"q": query}).status_code == 200
+
+
+def test_the_webhook_list_does_not_grow_in_queries(
+    operator, factory, django_assert_max_num_queries
+):
+    for index in range(30):
+        WebhookEvent.objects.create(
+            event_id=f"evt_{index}",
+            event_type="subscription.updated",
+            occurred_at=timezone.now(),
+            outcome="applied",
+            payload={},
+            organization=factory.org(f"org-x{index}"),
+        )
+    with django_assert_max_num_queries(10):
+        assert operator.get("/admin/billing/webhookevent/").status_code == 200
