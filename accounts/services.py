@@ -289,10 +289,29 @@ def invited_user(*, uid: str, token: str) -> User | None:
 def invitation_accept(*, user: User, password: str) -> Membership:
     """Set the first password (the password rules apply) and return the membership to log
     in with (the oldest)."""
+    membership = Membership.objects.filter(user=user).order_by("created_at", "id").first()
+    if membership is None:  # removed meanwhile: nothing is set
+        raise NotFound("This account belongs to no organization any more.")
     validate_password(password, user)
     user.set_password(password)
     user.save(update_fields=["password"])
-    membership = Membership.objects.filter(user=user).order_by("created_at", "id").first()
-    if membership is None:
-        raise NotFound("This account belongs to no organization any more.")
     return membership
+
+
+WRONG_PASSWORD = "That is not your current password."
+
+
+def password_change(*, user: User, current: str, new: str, keep_session_id=None) -> int:
+    """A member changes their password: the current one first, the password rules for the
+    new one. Every other session of theirs ends (a password is changed because it may be
+    known to someone else); the one they are using stays. The number of sessions ended."""
+    if not user.check_password(current):
+        raise BadRequest(WRONG_PASSWORD)
+    validate_password(new, user)
+    user.set_password(new)
+    user.save(update_fields=["password"])
+    return (
+        AuthSession.objects.filter(membership__user=user, ended_at__isnull=True)
+        .exclude(pk=keep_session_id)
+        .update(ended_at=timezone.now())
+    )

@@ -9,6 +9,7 @@ urlpatterns: list = [
     path("members/", settings_views.members_view, name="settings-members"),
     path("api-keys/", settings_views.api_keys_view, name="settings-api-keys"),
     path("billing/", settings_views.billing_view, name="settings-billing"),
+    path("account/", settings_views.account_view, name="settings-account"),
     path("billing/portal/", settings_views.billing_portal_view, name="settings-billing-portal"),
     path(
         "billing/checkout/", settings_views.billing_checkout_view, name="settings-billing-checkout"

@@ -10,14 +10,16 @@ the same services as the API, so the same permission rules apply (CONTRACT 3):
 import uuid
 
 from django.conf import settings
+from django.contrib.auth.password_validation import ValidationError as PasswordError
 from django.db.models import Q
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.middleware import page_actor
+from accounts.middleware import page_actor, page_session
 from accounts.models import ApiKey, Membership
+from accounts.selectors import user_memberships
 from accounts.services import (
     api_key_create,
     api_key_revoke,
@@ -25,6 +27,7 @@ from accounts.services import (
     membership_add,
     membership_remove,
     membership_set_role,
+    password_change,
 )
 from archsvc.api.errors import ApiError, BadRequest, Forbidden, NotFound
 from billing.selectors import limits_get, plan_limits, plan_of, subscription_get
@@ -324,3 +327,54 @@ def billing_checkout_view(request):
             status=503,
         )
     return redirect(url)
+
+
+# --- your account -----------------------------------------------------------------------------
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def account_view(request):
+    """The member's own account: their e-mail, their organizations, their password."""
+    actor = page_actor(request)
+    if actor is None:
+        return _login_redirect(request)
+    session = page_session(request)
+    user = session.membership.user
+    message = error = None
+    errors: dict[str, str] = {}
+    status = 200
+    if request.method == "POST":
+        current = request.POST.get("current", "")
+        new = request.POST.get("password", "")
+        if new != request.POST.get("password2", ""):
+            errors["password2"] = "The two new passwords differ."
+        else:
+            try:
+                ended = password_change(
+                    user=user, current=current, new=new, keep_session_id=session.pk
+                )
+            except BadRequest as failure:
+                errors["current"] = failure.message
+            except PasswordError as failure:
+                errors["password"] = " ".join(failure.messages)
+            else:
+                message = "Your password is changed." + (
+                    f" {ended} other session{'s' if ended != 1 else ''} logged out."
+                    if ended
+                    else ""
+                )
+        status = 400 if errors else 200
+    return render(
+        request,
+        "settings/account.html",
+        {
+            "section": "account",
+            "user_email": user.email,
+            "memberships": user_memberships(user_id=user.pk),
+            "message": message,
+            "error": error,
+            "errors": errors,
+        },
+        status=status,
+    )

@@ -404,3 +404,56 @@ def test_a_forged_or_foreign_invitation_link_is_refused(org, admin_client):
     ):
         response = Client().get(path)
         assert response.status_code == 404, path
+
+
+def test_a_member_changes_their_password_and_other_sessions_end(factory, member, member_client):
+    elsewhere = factory.member_client(member, enforce_csrf=False)  # another browser
+    assert elsewhere.get("/v1/limits").status_code == 200
+    url = "/settings/account/"
+    page = member_client.get(url).content.decode()
+    assert "member@example.com" in page and "Change your password" in page
+    wrong = member_client.post(
+        url, {"current": "nope", "password": "a-new-password-1", "password2": "a-new-password-1"}
+    )
+    assert wrong.status_code == 400 and "not your current password" in wrong.content.decode()
+    short = member_client.post(
+        url, {"current": "correct-horse-battery", "password": "short", "password2": "short"}
+    )
+    assert short.status_code == 400 and "too short" in short.content.decode()
+    differ = member_client.post(
+        url,
+        {"current": "correct-horse-battery", "password": "a-new-password-1", "password2": "x"},
+    )
+    assert differ.status_code == 400 and "differ" in differ.content.decode()
+    assert User.objects.get(email="member@example.com").check_password("correct-horse-battery")
+    done = member_client.post(
+        url,
+        {
+            "current": "correct-horse-battery",
+            "password": "a-new-password-1",
+            "password2": "a-new-password-1",
+        },
+    )
+    assert done.status_code == 200
+    assert "Your password is changed. 1 other session logged out." in done.content.decode()
+    assert member_client.get("/v1/limits").status_code == 200  # this one stays
+    assert elsewhere.get("/v1/limits").status_code == 401  # the other is gone
+    old = Client().post(
+        "/accounts/login/", {"email": "member@example.com", "password": "correct-horse-battery"}
+    )
+    assert old.status_code == 400
+    new = Client().post(
+        "/accounts/login/", {"email": "member@example.com", "password": "a-new-password-1"}
+    )
+    assert new.status_code == 302
+
+
+def test_an_invitation_to_an_organization_that_removed_you_sets_nothing(org, admin_client):
+    response = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "gone@example.com", "role": "member"}
+    )
+    link = invite_link(response.content.decode())
+    Membership.objects.filter(user__email="gone@example.com").delete()
+    refused = Client().post(link, {"password": "a-long-password", "password2": "a-long-password"})
+    assert refused.status_code == 400 and "no organization" in refused.content.decode()
+    assert not User.objects.get(email="gone@example.com").has_usable_password()

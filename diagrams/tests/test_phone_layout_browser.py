@@ -89,6 +89,7 @@ def test_no_page_is_wider_than_a_phone(browser, shop):
         "/settings/members/",
         "/settings/api-keys/",
         "/settings/billing/",
+        "/settings/account/",
     ]
     anonymous_paths = ["/accounts/login/", "/accounts/signup/", f"/share/{shop['token']}/"]
     too_wide = {}
