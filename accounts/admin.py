@@ -106,6 +106,7 @@ class MembershipOfUserInline(admin.TabularInline):
         return False
 
 
+@without_bulk_delete
 @admin.register(User)
 class UserAdmin(SupportAdminMixin, BaseUserAdmin):
     form = UserEditForm
@@ -122,6 +123,15 @@ class UserAdmin(SupportAdminMixin, BaseUserAdmin):
     add_fieldsets = [(None, {"classes": ["wide"], "fields": ["email", "password1", "password2"]})]
     filter_horizontal = ["groups"]
     inlines = [MembershipOfUserInline]
+
+    def has_delete_permission(self, request, obj=None):
+        """Not the only admin of an organization: deleting the user would leave it without
+        one (demote or replace them there first)."""
+        if obj is not None:
+            for membership in Membership.objects.filter(user=obj, role=Membership.ROLE_ADMIN):
+                if not _other_admins(membership):
+                    return False
+        return super().has_delete_permission(request, obj)
 
     def get_inlines(self, request, obj):
         return self.inlines if obj is not None else []  # a new user has no memberships

@@ -64,6 +64,8 @@ class Membership(models.Model):
     )
     role = models.CharField(max_length=10, choices=ROLES, default=ROLE_MEMBER)
     created_at = models.DateTimeField(default=timezone.now)
+    # when the latest invitation link was made: a link names it, so a new link ends the old
+    invited_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

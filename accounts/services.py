@@ -2,15 +2,14 @@
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
-from django.contrib.auth.tokens import PasswordResetTokenGenerator
+from django.core import signing
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.crypto import get_random_string
-from django.utils.encoding import force_bytes, force_str
-from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from django.utils.text import slugify
 
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
@@ -246,55 +245,93 @@ def membership_remove(*, actor, membership_id) -> Membership:
 
 # --- invitations ------------------------------------------------------------------------------
 
-
-class _InviteTokens(PasswordResetTokenGenerator):
-    """One-time links for setting a first password. A token is bound to the user's password
-    hash and last login, so it stops working once used; it expires after
-    PASSWORD_RESET_TIMEOUT (3 days by default)."""
-
-    key_salt = "archsvc.accounts.invite"
+INVITE_SALT = "archsvc.accounts.invite"
 
 
-_invite_tokens = _InviteTokens()
+def _invite_refusal(membership: Membership) -> str | None:
+    """Why no invitation link may set this member's password, or None. The link's holder
+    chooses the password of the whole account, so the account must belong to this
+    organization alone: otherwise an admin of one organization could take over a person's
+    access to another (an operator sets such a password: `create_member --password`)."""
+    user = membership.user
+    if user.has_usable_password():
+        return f"{user.email} has a password already and can log in."
+    if not user.is_active:
+        return f"{user.email} is deactivated."
+    if (
+        Membership.objects.filter(user_id=user.pk)
+        .exclude(organization_id=membership.organization_id)
+        .exists()
+    ):
+        return (
+            f"{user.email} has an account with another organization too, so its password "
+            "is not set through this organization: ask an operator."
+        )
+    return None
 
 
 def invite_path(*, actor, membership_id) -> tuple[Membership, str]:
     """An admin's link for a member of the organization who has no password yet: the path
-    of the page where they choose one. Sent by the admin (no mail is sent from here)."""
+    of the page where they choose one, sent by the admin (no mail is sent from here). A
+    new link ends the earlier ones."""
     _admin_required(actor)
+    try:
+        membership_pk = int(membership_id)
+    except (TypeError, ValueError):
+        raise NotFound("No such member.") from None
     membership = (
         Membership.objects.select_related("user")
-        .filter(pk=membership_id, organization_id=actor.organization_id)
+        .filter(pk=membership_pk, organization_id=actor.organization_id)
         .first()
     )
     if membership is None:
         raise NotFound("No such member.")
-    if membership.user.has_usable_password():
-        raise BadRequest(f"{membership.user.email} has a password already and can log in.")
-    uid = urlsafe_base64_encode(force_bytes(membership.user.pk))
-    return membership, f"/accounts/welcome/{uid}/{_invite_tokens.make_token(membership.user)}/"
+    refusal = _invite_refusal(membership)
+    if refusal:
+        raise BadRequest(refusal)
+    membership.invited_at = timezone.now()
+    membership.save(update_fields=["invited_at"])
+    token = signing.dumps(
+        {"m": membership.pk, "at": membership.invited_at.isoformat()}, salt=INVITE_SALT
+    )
+    return membership, f"/accounts/welcome/{token}/"
 
 
-def invited_user(*, uid: str, token: str) -> User | None:
-    """The user an invitation link names, while it is valid (unused, not expired)."""
+def invited_membership(*, token: str, lock: bool = False) -> Membership | None:
+    """The membership an invitation link names while the link holds: signed by us, at most
+    PASSWORD_RESET_TIMEOUT old (3 days), the latest made for it, its account still without
+    a password and still of this organization alone."""
     try:
-        user = User.objects.filter(pk=int(force_str(urlsafe_base64_decode(uid)))).first()
-    except (TypeError, ValueError, OverflowError):
+        data = signing.loads(token, salt=INVITE_SALT, max_age=settings.PASSWORD_RESET_TIMEOUT)
+        membership_pk, made_at = int(data["m"]), str(data["at"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
         return None
-    if user is None or user.has_usable_password() or not user.is_active:
+    memberships = Membership.objects.select_related("user", "organization")
+    if lock:
+        memberships = memberships.select_for_update()
+    membership = memberships.filter(pk=membership_pk).first()
+    if membership is None or membership.invited_at is None:
         return None
-    return user if _invite_tokens.check_token(user, token) else None
+    if membership.invited_at.isoformat() != made_at or _invite_refusal(membership):
+        return None
+    return membership
 
 
-def invitation_accept(*, user: User, password: str) -> Membership:
-    """Set the first password (the password rules apply) and return the membership to log
-    in with (the oldest)."""
-    membership = Membership.objects.filter(user=user).order_by("created_at", "id").first()
-    if membership is None:  # removed meanwhile: nothing is set
-        raise NotFound("This account belongs to no organization any more.")
+@transaction.atomic
+def invitation_accept(*, token: str, password: str) -> Membership:
+    """Set the first password (the password rules apply) and return the membership the link
+    was made for, to log in with. Locked, so two submits of one link set it once."""
+    membership = invited_membership(token=token, lock=True)
+    if membership is None:
+        raise NotFound("This invitation link no longer works.")
+    user = User.objects.select_for_update().get(pk=membership.user_id)
+    if user.has_usable_password():
+        raise NotFound("This invitation link no longer works.")
     validate_password(password, user)
     user.set_password(password)
     user.save(update_fields=["password"])
+    membership.invited_at = None
+    membership.save(update_fields=["invited_at"])
     return membership
 
 

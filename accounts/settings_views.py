@@ -30,6 +30,7 @@ from accounts.services import (
     password_change,
 )
 from archsvc.api.errors import ApiError, BadRequest, Forbidden, NotFound
+from archsvc.api.ratelimit import rate_limit_hit
 from billing.selectors import limits_get, plan_limits, plan_of, subscription_get
 from billing.services import (
     ai_credits_current,
@@ -117,8 +118,11 @@ def members_view(request):
             form = None
             message = f"{membership.user.email} is now a member ({membership.role})."
             if not membership.user.has_usable_password():
-                _, path = invite_path(actor=actor, membership_id=membership.pk)
-                invite = (membership.user.email, request.build_absolute_uri(path))
+                try:
+                    _, path = invite_path(actor=actor, membership_id=membership.pk)
+                    invite = (membership.user.email, request.build_absolute_uri(path))
+                except BadRequest as refusal:  # the account is not this organization's alone
+                    message = f"{message} {refusal.message}"
         elif action == "invite":
             membership, path = invite_path(
                 actor=actor, membership_id=request.POST.get("membership")
@@ -344,10 +348,17 @@ def account_view(request):
     message = error = None
     errors: dict[str, str] = {}
     status = 200
+    retry_after = None
     if request.method == "POST":
         current = request.POST.get("current", "")
         new = request.POST.get("password", "")
-        if new != request.POST.get("password2", ""):
+        # the current password may not be guessed here faster than at the log-in form
+        retry_after = rate_limit_hit(
+            request, group="password", key=f"user:{user.pk}", rate=settings.RATE_LIMIT_LOGIN
+        )
+        if retry_after:
+            errors["current"] = f"Too many attempts; try again in {retry_after} seconds."
+        elif new != request.POST.get("password2", ""):
             errors["password2"] = "The two new passwords differ."
         else:
             try:
@@ -364,8 +375,8 @@ def account_view(request):
                     if ended
                     else ""
                 )
-        status = 400 if errors else 200
-    return render(
+        status = 429 if retry_after else 400 if errors else 200
+    response = render(
         request,
         "settings/account.html",
         {
@@ -378,3 +389,6 @@ def account_view(request):
         },
         status=status,
     )
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response

@@ -7,5 +7,5 @@ urlpatterns = [
     path("signup/", views.signup_view, name="signup"),
     path("logout/", views.logout_view, name="logout"),
     path("switch/", views.switch_organization_view, name="switch-organization"),
-    path("welcome/<str:uid>/<str:token>/", views.welcome_view, name="welcome"),
+    path("welcome/<str:token>/", views.welcome_view, name="welcome"),
 ]

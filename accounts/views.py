@@ -6,6 +6,7 @@ from django.contrib.auth.password_validation import ValidationError as PasswordE
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from accounts.forms import LoginForm, SignupForm
@@ -15,7 +16,7 @@ from accounts.services import (
     EMAIL_TAKEN,
     email_taken,
     invitation_accept,
-    invited_user,
+    invited_membership,
     session_end,
     session_start,
     user_signup,
@@ -134,11 +135,13 @@ def switch_organization_view(request):
     return response
 
 
+@never_cache  # the link is a credential: no copy kept by a browser or proxy
 @require_http_methods(["GET", "POST"])
-def welcome_view(request, uid: str, token: str):
-    """An invited member chooses their password, then is logged in."""
-    user = invited_user(uid=uid, token=token)
-    if user is None:
+def welcome_view(request, token: str):
+    """An invited member chooses their password, then is logged in to the organization
+    that invited them."""
+    membership = invited_membership(token=token)
+    if membership is None:
         return render(request, "accounts/welcome_expired.html", status=404)
     error = None
     if request.method == "POST":
@@ -147,11 +150,11 @@ def welcome_view(request, uid: str, token: str):
             error = "The two passwords differ."
         else:
             try:
-                membership = invitation_accept(user=user, password=password)
+                membership = invitation_accept(token=token, password=password)
             except PasswordError as exc:
                 error = " ".join(exc.messages)
-            except ApiError as exc:
-                error = exc.message
+            except ApiError:
+                return render(request, "accounts/welcome_expired.html", status=404)
             else:
                 response = redirect("/")
                 set_session_cookie(response, session_start(membership=membership))
@@ -159,6 +162,10 @@ def welcome_view(request, uid: str, token: str):
     return render(
         request,
         "accounts/welcome.html",
-        {"email": user.email, "error": error},
+        {
+            "email": membership.user.email,
+            "organization": membership.organization.name,
+            "error": error,
+        },
         status=400 if error else 200,
     )

@@ -214,6 +214,9 @@ def checkout_url(*, actor: Actor, base_url: str) -> str | None:
     """Where an admin of an organization without a subscription picks a plan (None: this
     server has none; operators use set_subscription)."""
     billing_manager_required(actor=actor)
+    subscription = organization_subscription(actor.organization)
+    if subscription is not None and subscription.status != Subscription.STATUS_CANCELED:
+        raise BadRequest("The organization has a subscription: change it in the billing portal.")
     return provider_get().checkout_url(actor.organization, base_url=base_url)
 
 

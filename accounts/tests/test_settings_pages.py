@@ -363,8 +363,10 @@ def test_a_new_member_is_invited_by_a_link_that_works_once(org, admin_client):
     assert not User.objects.get(email="new@example.com").has_usable_password()
     welcome = guest.post(link, {"password": "a-long-password", "password2": "a-long-password"})
     assert welcome.status_code == 302 and welcome["Location"] == "/"
-    assert guest.get("/v1/limits").status_code == 200  # logged in, in the inviting org
     assert "__session" in welcome.cookies
+    assert guest.get("/v1/limits").status_code == 200
+    page = guest.get("/settings/").content.decode()
+    assert org.name in page  # logged in to the organization that invited them
     # used once: the link is dead, and logging in works with the new password
     again = Client().get(link)
     assert again.status_code == 404 and "no longer works" in again.content.decode()
@@ -397,13 +399,24 @@ def test_an_admin_can_make_a_new_link_and_nobody_else_can(org, admin_client, mem
 
 
 def test_a_forged_or_foreign_invitation_link_is_refused(org, admin_client):
-    for path in (
-        "/accounts/welcome/MQ/forged-token/",
-        "/accounts/welcome/%%%/x/",
-        "/accounts/welcome/OTk5OTk5/abc-123/",
-    ):
-        response = Client().get(path)
-        assert response.status_code == 404, path
+    from django.core import signing
+
+    from accounts.services import INVITE_SALT
+
+    forged = signing.dumps({"m": 1, "at": "2026-01-01T00:00:00+00:00"}, salt="other-salt")
+    unknown = signing.dumps({"m": 99999, "at": "2026-01-01T00:00:00+00:00"}, salt=INVITE_SALT)
+    for token in ("forged-token", "%25%25", forged, unknown, "a" * 2000):
+        response = Client().get(f"/accounts/welcome/{token}/")
+        assert response.status_code == 404, token
+        assert (
+            Client()
+            .post(
+                f"/accounts/welcome/{token}/",
+                {"password": "a-long-pw-1", "password2": "a-long-pw-1"},
+            )
+            .status_code
+            == 404
+        )
 
 
 def test_a_member_changes_their_password_and_other_sessions_end(factory, member, member_client):
@@ -455,5 +468,88 @@ def test_an_invitation_to_an_organization_that_removed_you_sets_nothing(org, adm
     link = invite_link(response.content.decode())
     Membership.objects.filter(user__email="gone@example.com").delete()
     refused = Client().post(link, {"password": "a-long-password", "password2": "a-long-password"})
-    assert refused.status_code == 400 and "no organization" in refused.content.decode()
+    assert refused.status_code == 404 and "no longer works" in refused.content.decode()
     assert not User.objects.get(email="gone@example.com").has_usable_password()
+
+
+def test_an_admin_cannot_take_over_an_account_of_another_organization(factory, org, admin_client):
+    """The link sets the password of the whole account: it is only made while the account
+    belongs to the inviting organization alone, and only works while that still holds."""
+    victim_org = factory.org("victim")
+    victim = factory.member(victim_org, email="cfo@victim.example", role="admin")
+    victim.user.set_unusable_password()
+    victim.user.save()
+    # an admin of `org` adds the same person, and asks for a link
+    response = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "cfo@victim.example", "role": "member"}
+    )
+    assert response.status_code == 200
+    assert "/accounts/welcome/" not in response.content.decode()
+    assert "another organization too" in response.content.decode()
+    ours = Membership.objects.get(user=victim.user, organization=org)
+    refused = admin_client.post("/settings/members/", {"action": "invite", "membership": ours.pk})
+    assert refused.status_code == 400 and "another organization" in refused.content.decode()
+    assert not User.objects.get(pk=victim.user_id).has_usable_password()
+
+
+def test_a_link_made_first_stops_when_the_account_joins_another_organization(
+    factory, org, admin_client
+):
+    response = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "new@example.com", "role": "member"}
+    )
+    link = invite_link(response.content.decode())
+    other = factory.org("other")
+    Membership.objects.create(
+        user=User.objects.get(email="new@example.com"), organization=other, role="admin"
+    )
+    assert Client().get(link).status_code == 404
+    used = Client().post(link, {"password": "a-long-password", "password2": "a-long-password"})
+    assert used.status_code == 404
+    assert not User.objects.get(email="new@example.com").has_usable_password()
+
+
+def test_a_new_link_ends_the_earlier_one(org, admin_client):
+    response = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "new@example.com", "role": "member"}
+    )
+    first = invite_link(response.content.decode())
+    membership = Membership.objects.get(user__email="new@example.com")
+    response = admin_client.post(
+        "/settings/members/", {"action": "invite", "membership": membership.pk}
+    )
+    second = invite_link(response.content.decode())
+    assert first != second
+    assert Client().get(first).status_code == 404
+    assert Client().get(second).status_code == 200
+    for bad in ("abc", "", "1e3", str(10**30)):
+        response = admin_client.post("/settings/members/", {"action": "invite", "membership": bad})
+        assert response.status_code == 404, bad
+
+
+def test_the_current_password_cannot_be_guessed_faster_than_at_log_in(
+    member, member_client, settings
+):
+    settings.RATE_LIMIT_LOGIN = "3/h"
+    for _ in range(3):
+        wrong = member_client.post(
+            "/settings/account/",
+            {"current": "guess", "password": "a-new-password-1", "password2": "a-new-password-1"},
+        )
+        assert wrong.status_code == 400
+    limited = member_client.post(
+        "/settings/account/",
+        {
+            "current": "correct-horse-battery",
+            "password": "a-new-password-1",
+            "password2": "a-new-password-1",
+        },
+    )
+    assert limited.status_code == 429 and int(limited["Retry-After"]) >= 1
+    assert User.objects.get(pk=member.user_id).check_password("correct-horse-battery")
+
+
+def test_a_subscribed_organization_is_not_sent_to_a_second_checkout(org, admin_client):
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
+    response = admin_client.post("/settings/billing/checkout/")
+    assert response.status_code == 400 and "billing portal" in response.content.decode()

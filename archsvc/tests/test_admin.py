@@ -184,6 +184,8 @@ def test_an_organization_keeps_an_admin_and_its_data(operator, factory, org, pro
     )
     assert response.status_code == 200 and "at least one admin" in response.content.decode()
     assert Membership.objects.filter(pk=admin.pk).exists()
+    # nor by deleting the user who is its only admin
+    assert operator.get(f"/admin/accounts/user/{admin.user_id}/delete/").status_code == 403
     # an organization with projects is not deleted in a click
     assert operator.get(f"/admin/accounts/organization/{org.pk}/delete/").status_code == 403
     empty = factory.org("empty")

@@ -133,6 +133,8 @@ def test_a_new_organization_is_welcomed_not_told_nothing_matches(browser):
     page = browser.get("/").content.decode()
     assert "Every project of this organization is archived" in page
     assert "No projects yet" not in page
+    page = browser.get("/?page=7").content.decode()
+    assert "There is no page 8" in page and "archived" not in page.split("There is no page")[1][:80]
 
 
 def test_a_login_redirect_keeps_the_whole_address(db):

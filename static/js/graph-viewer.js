@@ -305,7 +305,13 @@
     fetch(this.url + (params.toString() ? "?" + params : ""), { credentials: "same-origin" })
       .then(function (response) {
         if (!response.ok) {
-          return response.text().then(function (text) { throw new Error(text || response.statusText); });
+          return response.text().then(function (text) {
+            // the API's error body carries a sentence for people; a plain 400 page is one
+            var message = text;
+            try { message = JSON.parse(text).message || text; } catch (ignored) { /* not JSON */ }
+            if (response.status === 401) message = "Your session ended: log in again to see the graph.";
+            throw new Error(message || response.statusText);
+          });
         }
         return response.text();
       })
