@@ -344,3 +344,28 @@ def test_the_history_flag_leaves_out_as_of_and_now():
     assert "data-at" not in without and "data-now" not in without
     assert 'data-history="off"' in without
     assert 'data-zoom="fit"' in without and "data-depth-select" in without
+
+
+def test_stepping_through_time_keeps_the_zoom_and_a_new_focus_opens_anew(browser, demo):
+    context, page, errors = member_page(browser, demo, viewport=DESKTOP)
+    node = page.locator('.graph-stage g.node[data-entity-id="service--checkout"]')
+    page.locator("[data-zoom=in]").click()
+    page.locator("[data-zoom=in]").click()
+    zoomed = node.bounding_box()
+    slider = page.locator("[data-timeline]")
+    slider.fill(str(int(slider.get_attribute("max")) - 1))  # one change back
+    slider.dispatch_event("change")
+    expect(page.locator("[data-timeline-label]")).not_to_have_text("now")
+    page.wait_for_function("!document.querySelector('[data-status]').textContent")
+    earlier = node.bounding_box()
+    assert earlier["width"] == pytest.approx(zoomed["width"], rel=0.02)  # same zoom
+    page.locator("[data-now]").click()
+    expect(page.locator("[data-timeline-label]")).to_have_text("now")
+    # a new focus is a new drawing: it opens fitted or readable, not at the old zoom
+    page.select_option("[data-group-filter]", "category--commerce")
+    expect(page.locator("[data-focus-name]")).to_have_text("commerce")
+    page.wait_for_function("!document.querySelector('[data-status]').textContent")
+    focused = node.bounding_box()
+    assert focused is None or focused["width"] < 0.8 * zoomed["width"]
+    assert errors == []
+    context.close()

@@ -39,7 +39,8 @@
 
   Viewer.prototype.svg = function () { return this.stage.querySelector("svg"); };
 
-  Viewer.prototype.attach = function () {
+  // `keep`: the view to stay at (the same graph at another time), else the opening view
+  Viewer.prototype.attach = function (keep) {
     var svg = this.svg();
     if (!svg) return;
     this.full = viewBoxOf(svg);
@@ -47,7 +48,7 @@
     svg.setAttribute("height", "100%");
     svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
     this.sizeStage();
-    this.start();
+    if (keep) { this.view = keep; this.apply(); } else { this.start(); }
     this.bindGraph(svg);
     this.showState();
   };
@@ -320,10 +321,15 @@
         var doc = new DOMParser().parseFromString(text, "image/svg+xml");
         var svg = doc.documentElement;
         if (!svg || svg.nodeName !== "svg") throw new Error("The graph could not be read.");
+        // stepping through time keeps the place and zoom the member chose; another focus
+        // or depth is another drawing, and opens as a new one
+        var keep = self.view && !self.fitted && self.shown.focus === wanted.focus &&
+          self.shown.depth === wanted.depth
+          ? { cx: self.view.cx, cy: self.view.cy, scale: self.view.scale } : null;
         self.stage.replaceChildren(document.importNode(svg, true));
         self.status.textContent = "";
         self.shown = wanted;
-        self.attach();
+        self.attach(keep);
       })
       .catch(function (error) {
         if (request !== self.requests) return;
