@@ -215,7 +215,13 @@ def project_page(request, project_id: str):
     entities = project_entities_at(project=project)
     events, _ = history_page(project=project, page=0, size=100)
     timeline = [
-        {"at": iso(e.valid_from), "slug": e.slug, "name": e.name, "action": e.action}
+        {
+            "at": iso(e.valid_from),
+            "service": str(e.service_id),
+            "slug": e.slug,
+            "name": e.name,
+            "action": e.action,
+        }
         for e in events
     ]
     consumed = [t["name"] for t in entities["topics"].values() if t["consumers"]]

@@ -369,3 +369,29 @@ def test_stepping_through_time_keeps_the_zoom_and_a_new_focus_opens_anew(browser
     assert focused is None or focused["width"] < 0.8 * zoomed["width"]
     assert errors == []
     context.close()
+
+
+def test_services_changed_since_the_moment_shown_are_outlined_renamed_ones_too(browser, demo):
+    from diagrams.tests.helpers import put
+
+    renamed = put(
+        demo["client"],
+        f"/v1/projects/{demo['project']}/services/checkout",
+        {"name": "Checkout Service"},
+    )
+    assert renamed.status_code == 200
+    context, page, errors = member_page(browser, demo, viewport=DESKTOP)
+    slider = page.locator("[data-timeline]")
+    slider.fill(str(int(slider.get_attribute("max")) - 2))  # the change before the rename
+    slider.dispatch_event("change")
+    expect(page.locator("[data-timeline-label]")).not_to_have_text("now")
+    old = page.locator('.graph-stage g.node[data-entity-id="service--checkout"]')
+    expect(old).to_have_count(1)  # drawn under its name of then
+    page.wait_for_function(
+        "document.querySelector('g.node[data-entity-id=\"service--checkout\"]')"
+        ".classList.contains('changed-since')"
+    )
+    others = page.locator(".graph-stage g.node.changed-since")
+    assert others.count() == 1  # only what changed after the moment shown
+    assert errors == []
+    context.close()

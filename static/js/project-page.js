@@ -56,9 +56,18 @@
     if (!svg || !slider) return;
     svg.querySelectorAll(".changed-since").forEach(function (n) { n.classList.remove("changed-since"); });
     if (!shownAt) return;
+    // a service is drawn under the slug it had at the moment shown (its latest change by
+    // then), which a later rename does not change
+    var slugThen = {};
+    timeline.forEach(function (event) {  // newest first
+      if (instant(event.at) <= instant(shownAt) && !(event.service in slugThen)) {
+        slugThen[event.service] = event.slug;
+      }
+    });
     timeline.forEach(function (event) {
       if (instant(event.at) > instant(shownAt)) {
-        var node = svg.querySelector('g.node[data-entity-id="service--' + CSS.escape(event.slug) + '"]');
+        var slug = slugThen[event.service] || event.slug;
+        var node = svg.querySelector('g.node[data-entity-id="service--' + CSS.escape(slug) + '"]');
         if (node) node.classList.add("changed-since");
       }
     });
