@@ -4,6 +4,8 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
+from django.utils.html import format_html_join
+from django.utils.http import urlencode
 
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from archsvc.admin_base import SupportAdmin, SupportAdminMixin, without_bulk_delete
@@ -77,6 +79,26 @@ class OrganizationAdmin(SupportAdmin):
     list_display = ["slug", "name", "created_at"]
     search_fields = ["slug", "name"]
     inlines = [MembershipInline]
+    readonly_fields = ["related"]
+
+    @admin.display(description="Its records")
+    def related(self, obj):
+        """Links to this organization's projects, keys, sessions and billing records (each
+        list searched by the organization's slug)."""
+        if obj is None or not obj.pk:
+            return "-"
+        pages = [
+            ("diagrams/project", "projects"),
+            ("accounts/apikey", "API keys"),
+            ("accounts/authsession", "sessions"),
+            ("billing/subscription", "subscription"),
+            ("billing/aicredits", "AI credits"),
+        ]
+        return format_html_join(
+            " · ",
+            '<a href="/admin/{}/?{}">{}</a>',
+            ((page, urlencode({"q": obj.slug}), label) for page, label in pages),
+        )
 
     def has_delete_permission(self, request, obj=None):
         """Not while it holds projects or pays: deleting takes their whole history, and

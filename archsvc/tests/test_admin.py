@@ -221,3 +221,10 @@ def test_the_webhook_list_does_not_grow_in_queries(
         )
     with django_assert_max_num_queries(10):
         assert operator.get("/admin/billing/webhookevent/").status_code == 200
+
+
+def test_an_organizations_page_links_to_its_records(operator, org, project):
+    page = operator.get(f"/admin/accounts/organization/{org.pk}/change/").content.decode()
+    assert f'href="/admin/diagrams/project/?q={org.slug}"' in page
+    projects = operator.get(f"/admin/diagrams/project/?q={org.slug}").content.decode()
+    assert "Shop" in projects
