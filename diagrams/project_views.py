@@ -158,23 +158,33 @@ def project_action(request, project_id: str, action: str):
     return redirect(_back(request))
 
 
+def _project_to_manage(request, actor, project_id: str, verb: str):
+    """(the project, None) when the actor may manage it, else (None, the page saying why:
+    404 for a project they cannot see, 403 before anything is typed for one they cannot
+    manage)."""
+    try:
+        project = selectors.project_get(actor=actor, project_id=project_id)
+    except ApiError:
+        return None, render(request, "404.html", status=404)
+    if not actor.can_manage_project(created_by_ref=project.created_by_ref):
+        return None, render(
+            request,
+            "diagrams/project_refused.html",
+            {"message": f"Only an admin or the project's creator can {verb} it."},
+            status=403,
+        )
+    return project, None
+
+
 @require_http_methods(["GET", "POST"])
 def project_delete_page(request, project_id: str):
     """A confirmation naming the project, then the irreversible delete."""
     actor = page_actor(request)
     if actor is None:
         return _login(request)
-    try:
-        project = selectors.project_get(actor=actor, project_id=project_id)
-    except ApiError:
-        return render(request, "404.html", status=404)
-    if not actor.can_manage_project(created_by_ref=project.created_by_ref):
-        return render(  # said before the name is typed, not after
-            request,
-            "diagrams/project_refused.html",
-            {"message": "Only an admin or the project's creator can delete it."},
-            status=403,
-        )
+    project, refusal = _project_to_manage(request, actor, project_id, "delete")
+    if refusal:
+        return refusal
     if request.method == "POST":
         if request.POST.get("confirm_name", "").strip() != project.name:
             return render(
@@ -209,17 +219,9 @@ def project_details_page(request, project_id: str):
     actor = page_actor(request)
     if actor is None:
         return _login(request)
-    try:
-        project = selectors.project_get(actor=actor, project_id=project_id)
-    except ApiError:
-        return render(request, "404.html", status=404)
-    if not actor.can_manage_project(created_by_ref=project.created_by_ref):
-        return render(
-            request,
-            "diagrams/project_refused.html",
-            {"message": "Only an admin or the project's creator can rename it."},
-            status=403,
-        )
+    project, refusal = _project_to_manage(request, actor, project_id, "rename")
+    if refusal:
+        return refusal
     form = {"name": project.name, "description": project.description}
     errors: dict[str, str] = {}
     if request.method == "POST":
