@@ -8,7 +8,7 @@ from django.utils.html import format_html_join
 from django.utils.http import urlencode
 
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
-from archsvc.admin_base import SupportAdmin, SupportAdminMixin, without_bulk_delete
+from archsvc.admin_base import NoBulkDeleteMixin, SupportAdmin, SupportAdminMixin
 
 LAST_ADMIN = "An organization keeps at least one admin (as in its settings pages)."
 
@@ -73,9 +73,8 @@ class MembershipInline(admin.TabularInline):
     autocomplete_fields = ["user"]
 
 
-@without_bulk_delete
 @admin.register(Organization)
-class OrganizationAdmin(SupportAdmin):
+class OrganizationAdmin(NoBulkDeleteMixin, SupportAdmin):
     list_display = ["slug", "name", "created_at"]
     search_fields = ["slug", "name"]
     inlines = [MembershipInline]
@@ -128,9 +127,8 @@ class MembershipOfUserInline(admin.TabularInline):
         return False
 
 
-@without_bulk_delete
 @admin.register(User)
-class UserAdmin(SupportAdminMixin, BaseUserAdmin):
+class UserAdmin(NoBulkDeleteMixin, SupportAdminMixin, BaseUserAdmin):
     form = UserEditForm
     add_form = UserAddForm
     ordering = ["email"]
@@ -176,9 +174,8 @@ class MembershipForm(forms.ModelForm):
         return data
 
 
-@without_bulk_delete
 @admin.register(Membership)
-class MembershipAdmin(SupportAdmin):
+class MembershipAdmin(NoBulkDeleteMixin, SupportAdmin):
     form = MembershipForm
     list_display = ["user", "organization", "role", "created_at"]
     list_filter = ["role"]

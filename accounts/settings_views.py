@@ -345,7 +345,7 @@ def account_view(request):
         return _login_redirect(request)
     session = page_session(request)
     user = session.membership.user
-    message = error = None
+    message = None
     errors: dict[str, str] = {}
     status = 200
     retry_after = None
@@ -384,7 +384,6 @@ def account_view(request):
             "user_email": user.email,
             "memberships": user_memberships(user_id=user.pk),
             "message": message,
-            "error": error,
             "errors": errors,
         },
         status=status,

@@ -34,14 +34,11 @@ class ReadOnlyAdmin(SupportAdmin):
         return False
 
 
-def without_bulk_delete(admin_class):
-    """Drop the changelist's "Delete selected" action: each delete is confirmed alone, and
-    the model admin's `has_delete_permission(obj)` rules apply to it."""
+class NoBulkDeleteMixin:
+    """No "Delete selected" action on the changelist: each delete is confirmed alone, so
+    the model admin's `has_delete_permission(request, obj)` rules apply to it."""
 
     def get_actions(self, request):
-        actions = super(admin_class, self).get_actions(request)
+        actions = super().get_actions(request)
         actions.pop("delete_selected", None)
         return actions
-
-    admin_class.get_actions = get_actions
-    return admin_class

@@ -90,11 +90,7 @@ def _slug_taken(*, project: Project, slug: str, service_id=None) -> bool:
 def service_name_taken(*, project: Project, name: str, service_id=None) -> bool:
     """Whether a write naming a service `name` would be 409 `service_name_conflict` now (the
     editor says so alongside the other errors of a form, not after they are fixed)."""
-    try:
-        slug = service_slug(name)
-    except ValueError:
-        return False
-    return _slug_taken(project=project, slug=slug, service_id=service_id)
+    return _slug_taken(project=project, slug=service_slug(name), service_id=service_id)
 
 
 def _touch_project(project: Project, *, actor: Actor, at: datetime, count_delta: int = 0):
