@@ -131,6 +131,26 @@ def test_the_services_table_scrolls_inside_its_box_to_owner_and_edit(browser, sh
     context.close()
 
 
+def test_the_services_table_shows_edit_on_a_laptop_without_scrolling(browser, shop):
+    """At a laptop's 1280 pixels the services table has the page's width: Edit is on screen
+    without scrolling the table, and a two-word name in a tag stays on one line."""
+    context, page = member_page(browser, shop, {"width": 1280, "height": 800})
+    page.goto(f"{shop['url']}/projects/{shop['project']}/")
+    services = page.get_by_role("region", name="Services")
+    assert services.evaluate("e => e.scrollWidth - e.clientWidth") == 0
+    edit = services.get_by_role("link", name="Edit").first
+    box, right = edit.bounding_box(), services.bounding_box()
+    assert box["x"] + box["width"] <= right["x"] + right["width"]
+    topics = page.get_by_role("region", name="Topics")
+    tag = topics.locator(".tag", has_text="Payment Reconciliation Settlement Service").first
+    lines = tag.evaluate(
+        "e => { const r = document.createRange(); r.selectNodeContents(e);"
+        " return new Set([...r.getClientRects()].map(c => Math.round(c.top))).size; }"
+    )
+    assert lines == 1
+    context.close()
+
+
 def test_the_header_shows_the_organization_on_a_phone(browser, shop):
     context, page = member_page(browser, shop, PHONE)
     page.goto(f"{shop['url']}/")
