@@ -3,6 +3,8 @@
 any DB-API cursor (Django's, or psycopg's on a database of its own), so it reads what is
 stored, not what the models make of it."""
 
+from datetime import UTC, datetime
+
 SERVICES_SQL = """
 SELECT s.id, s.project_id, COUNT(ss.id),
        SUM(CASE WHEN ss.valid_until IS NULL THEN 1 ELSE 0 END),
@@ -38,6 +40,14 @@ FROM diagrams_project p
 """
 
 
+def _instant(value):
+    """A timestamp as an aware datetime: SQLite gives MAX() of a timestamp column back as its
+    stored text ("2026-11-21 16:45:00"), the column itself as a datetime."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
 def history_problems(cursor, *, exact_updated_at: bool = True) -> tuple[list[str], dict]:
     """Every project's history checked in the database (any DB-API cursor: Django's or
     psycopg's): each service has snapshots numbered 1..n, exactly one current (the last),
@@ -70,6 +80,8 @@ def history_problems(cursor, *, exact_updated_at: bool = True) -> tuple[list[str
     cursor.execute(PROJECTS_SQL)
     projects = cursor.fetchall()
     for project, service_count, updated_at, live, newest in projects:
+        updated_at = _instant(updated_at)
+        newest = None if newest is None else _instant(newest)
         if service_count != live:
             problems.append(f"project {project}: service_count {service_count}, live {live}")
         if newest is not None and (

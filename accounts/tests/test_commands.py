@@ -4,12 +4,15 @@ import io
 import os
 import subprocess
 import sys
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
+from django.utils.dateparse import parse_datetime
 
 from accounts.models import ApiKey, Membership, Organization, User
+from diagrams.demo import DEMO_HISTORY
 
 
 def run(*args) -> str:
@@ -112,4 +115,61 @@ def test_seed_demo_makes_a_sample_architecture_once(db):
     run("seed_demo")
     project = Project.objects.get(organization__slug="demo")
     assert 15 <= project.service_count <= 30
-    assert project.snapshots.count() == project.service_count
+    assert project.snapshots.count() == project.service_count + len(DEMO_HISTORY)
+
+
+def test_the_demo_has_a_past_to_travel_to(db):
+    """A newcomer's first look at history: months of changes by three people, the newest
+    this week; going back shows the services as they were (a name since changed, a service
+    since deleted), and the stored history holds every invariant a real one does."""
+    from django.db import connection
+    from django.utils import timezone
+
+    from bench.consistency import history_problems
+    from diagrams.demo import DEMO_SERVICES
+
+    run("seed_demo")
+    key = run("create_api_key", "--org", "demo", "--name", "t").strip().splitlines()[-1]
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {key}")
+    project = client.get("/v1/projects").json()["data"][0]["id"]
+    history = client.get(f"/v1/projects/{project}/history", {"size": 100}).json()
+    assert history["total"] == len(DEMO_SERVICES) + len(DEMO_HISTORY)
+    newest, oldest = history["data"][0], history["data"][-1]
+    assert (newest["serviceName"], newest["action"], newest["actor"]) == (
+        "Loyalty",
+        "updated",
+        "ana@example.com",
+    )
+    now = timezone.now()
+    assert timedelta(days=2) < now - parse_datetime(newest["at"]) < timedelta(days=7)
+    assert now - parse_datetime(oldest["at"]) > timedelta(days=150)
+    assert {e["actor"] for e in history["data"]} == {
+        "demo@example.com",
+        "ana@example.com",
+        "ben@example.com",
+    }
+    # the colleagues are members (not pending invitations) since before the first change
+    for email in ("ana@example.com", "ben@example.com"):
+        member = Membership.objects.get(user__email=email, organization__slug="demo")
+        assert member.user.has_usable_password()
+        assert member.created_at < parse_datetime(oldest["at"])
+    actions = {(e["serviceName"], e["action"]) for e in history["data"]}
+    assert {("Search Indexer", "renamed"), ("Legacy Mailer", "deleted")} <= actions
+
+    def names(**query):
+        response = client.get(f"/v1/projects/{project}/services", query)
+        assert response.status_code == 200, response.content
+        return {service["name"] for service in response.json()}
+
+    assert names() == {service["name"] for service in DEMO_SERVICES}
+    month_ago = names(at=(now - timedelta(days=30)).isoformat())
+    assert {"Search Worker", "Legacy Mailer"} <= month_ago
+    assert "Search Indexer" not in month_ago
+    assert names(at=(now - timedelta(days=200)).isoformat()) == set()
+    diff = client.get(f"/v1/projects/{project}/history/{newest['snapshotId']}/diff").json()
+    [change] = diff["changes"]  # the diff of this week's change: Loyalty's new topic
+    assert change["field"] == "consumes"
+    assert [t["name"] for t in change["before"]] == ["orders.confirmed"]
+    assert [t["name"] for t in change["after"]] == ["orders.confirmed", "orders.cancelled"]
+    problems, _ = history_problems(connection.cursor())
+    assert problems == []
