@@ -54,6 +54,11 @@ def project_create(*, actor: Actor, name: str, description: str) -> Project:
     return _new_project(actor=actor, name=name, description=description)
 
 
+MANAGE_FORBIDDEN = (
+    "Only an admin, the project's creator or a key with projects:manage can change this project."
+)
+
+
 def project_for_management(*, actor: Actor, project_id: str) -> Project:
     """The project locked for this transaction; 404 before 403 (CONTRACT 15)."""
     if not is_project_id(project_id):
@@ -66,10 +71,7 @@ def project_for_management(*, actor: Actor, project_id: str) -> Project:
     if project is None:
         raise ProjectNotFound()
     if not actor.can_manage_project(created_by_ref=project.created_by_ref):
-        raise Forbidden(
-            "Only an admin, the project's creator or a key with "
-            "projects:manage can change this project."
-        )
+        raise Forbidden(MANAGE_FORBIDDEN)
     return project
 
 

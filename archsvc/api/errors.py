@@ -5,8 +5,9 @@ import logging
 import math
 import re
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.core.exceptions import SuspiciousOperation
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from django.http.request import UnreadablePostError
@@ -110,7 +111,11 @@ def error_body(status: int, code: str, message: str, details: str | None = None)
 
 def error_json(status: int, code: str, message: str, **headers: str) -> JsonResponse:
     """A JSON error outside DRF (unknown paths, Django's 404/500 handlers)."""
-    response = JsonResponse(error_body(status, code, message), status=status)
+    response = JsonResponse(
+        error_body(status, code, message),
+        status=status,
+        json_dumps_params={"separators": (",", ":")},  # as DRF writes every other body
+    )
     for name, value in headers.items():
         response[name.replace("_", "-")] = value
     return response
@@ -175,7 +180,9 @@ def _printable(text: str) -> str:
     return _UNENCODABLE.sub("\ufffd", text)
 
 
-def validation_response(detail, data=None, *, code="validation_failed") -> Response:
+def validation_response(
+    detail, data=None, *, code="validation_failed", message: str | None = None
+) -> Response:
     violations = _violations(detail)
     for violation in violations:
         violation["field"] = _printable(violation["field"])
@@ -191,9 +198,12 @@ def validation_response(detail, data=None, *, code="validation_failed") -> Respo
     body = {
         "status": 400,
         "code": code,
-        "message": "The request body is invalid."
-        if code == "validation_failed"
-        else "The request body is not valid JSON.",
+        "message": message
+        or (
+            "The request body is invalid."
+            if code == "validation_failed"
+            else "The request body is not valid JSON."
+        ),
         "violations": violations,
     }
     return Response(body, status=400)
@@ -236,9 +246,18 @@ def exception_handler(exc, context):
     if isinstance(exc, (drf.PermissionDenied, DjangoPermissionDenied)):
         message = str(getattr(exc, "detail", "")) or Forbidden.message
         return Response(error_body(403, "forbidden", message), status=403)
-    if isinstance(exc, SuspiciousOperation):  # e.g. a body over DATA_UPLOAD_MAX_MEMORY_SIZE
-        return Response(
-            error_body(400, "bad_request", "The request is too large or malformed."), status=400
+    if isinstance(exc, RequestDataTooBig):  # over DATA_UPLOAD_MAX_MEMORY_SIZE
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return validation_response(
+            {"body": [f"The body is larger than the limit of {limit:,} bytes."]},
+            code="bad_request",
+            message="The request body is too large.",
+        )
+    if isinstance(exc, SuspiciousOperation):
+        return validation_response(
+            {"body": ["The request is malformed."]},
+            code="bad_request",
+            message="The request is malformed.",
         )
     if isinstance(exc, UnreadablePostError):  # the client went away while sending the body
         logger.warning("request body unreadable: %s", exc)

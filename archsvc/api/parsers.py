@@ -15,3 +15,7 @@ class StrictJSONParser(JSONParser):
             return super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise ParseError("JSON parse error - the body is nested too deeply.") from None
+        except ParseError as exc:
+            if "integer string conversion" in str(exc.detail):  # Python's 4300-digit limit
+                raise ParseError("JSON parse error - a number has more than 4300 digits.") from None
+            raise

@@ -31,7 +31,9 @@ FORBIDDEN_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\
 
 def check_text(value: str) -> None:
     if FORBIDDEN_TEXT.search(value):
-        raise serializers.ValidationError("Text may not contain control characters.")
+        raise serializers.ValidationError(
+            "Text may not contain control characters or invalid Unicode (a lone surrogate)."
+        )
 
 
 class StrictCharField(serializers.CharField):

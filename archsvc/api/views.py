@@ -9,12 +9,29 @@ from archsvc.api.errors import error_json
 
 @csrf_exempt  # an unknown path is 404 for every method, not a CSRF page for POST
 def api_not_found(request, *args, **kwargs):
-    return error_json(404, "not_found", "No such endpoint.")
+    return error_json(404, "not_found", _not_found_message(request.path))
+
+
+def _not_found_message(path: str) -> str:
+    """ "No such endpoint.", and the way to the one meant when the path is a known one with a
+    trailing slash (`/v1/projects/`): the API's paths have none."""
+    from django.urls import Resolver404, resolve
+
+    if len(path) > 4 and path.endswith("/"):
+        try:
+            match = resolve(path.rstrip("/"))
+        except Resolver404:
+            match = None
+        if match is not None and match.func is not api_not_found:
+            meant = path.rstrip("/")
+            if len(meant) <= 300:
+                return f"No such endpoint. The API's paths end without a slash: {meant}"
+    return "No such endpoint."
 
 
 def handler404(request, exception=None):
     if request.path.startswith("/v1/"):
-        return error_json(404, "not_found", "No such endpoint.")
+        return error_json(404, "not_found", _not_found_message(request.path))
     return render(request, "404.html", status=404)
 
 

@@ -192,3 +192,44 @@ def test_a_number_too_big_for_a_float_is_a_violation_naming_it(api, path, body, 
     violation = response.json()["violations"][0]
     assert violation["field"] == field and "rejectedValue" not in violation
     assert api.get("/v1/projects").json()["total"] == 0
+
+
+def test_a_known_path_with_a_trailing_slash_says_the_path_meant(api):
+    """`/v1/projects/` is 404 (the API's paths have no trailing slash, and a redirect would
+    lose a POST's body), and the message gives the path without it; every 404 body is
+    written like every other error body."""
+    response = api.get("/v1/projects/")
+    assert response.status_code == 404
+    assert response.json() == {
+        "status": 404,
+        "code": "not_found",
+        "message": "No such endpoint. The API's paths end without a slash: /v1/projects",
+    }
+    assert response.content.startswith(b'{"status":404,"code":"not_found"')
+    assert api.get("/v1/nope/").json()["message"] == "No such endpoint."
+
+
+def test_a_body_over_the_size_limit_is_a_violation_naming_the_limit(api, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    body = '{"name": "Shop", "description": "' + "x" * 20_000 + '"}'
+    response = api.post("/v1/projects", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json() == {
+        "status": 400,
+        "code": "bad_request",
+        "message": "The request body is too large.",
+        "violations": [
+            {"field": "body", "message": "The body is larger than the limit of 10,000 bytes."}
+        ],
+    }
+    assert api.get("/v1/projects").json()["total"] == 0
+
+
+def test_a_number_with_too_many_digits_is_named_without_python_advice(api):
+    response = api.post("/v1/projects", '{"name": ' + "9" * 5000 + "}", "application/json")
+    assert response.status_code == 400
+    [violation] = response.json()["violations"]
+    assert violation == {
+        "field": "body",
+        "message": "JSON parse error - a number has more than 4300 digits.",
+    }

@@ -110,7 +110,7 @@ class ExtrasField(serializers.DictField):
                 errors[key] = ["Keys must be at most 100 characters."]
             elif FORBIDDEN_TEXT.search(key):
                 errors[key.encode("utf-8", "replace").decode("utf-8")] = [
-                    "Keys may not contain control characters."
+                    "Keys may not contain control characters or invalid Unicode."
                 ]
         if errors:
             raise serializers.ValidationError(errors)

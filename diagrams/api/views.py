@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from accounts.selectors import api_key_actor
 from archsvc.api.body import read_body
-from archsvc.api.errors import BadRequest
+from archsvc.api.errors import BadRequest, Forbidden
 from archsvc.api.pagination import page_envelope
 from archsvc.api.params import query_bool, query_int, query_text
 from archsvc.api.schema import error_responses
@@ -24,6 +24,7 @@ from diagrams.api.serializers import (
     pin_json,
     project_json,
 )
+from diagrams.services import MANAGE_FORBIDDEN
 
 PROJECT_ID = OpenApiParameter(
     "projectId", OpenApiTypes.STR, OpenApiParameter.PATH, pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$"
@@ -116,7 +117,9 @@ class ProjectDetailView(ProjectAPIView):
         responses={200: ProjectSerializer, **error_responses(400, 403, 404)},
     )
     def put(self, request, project_id):
-        self.project(request, project_id)  # 404 before 400
+        project = self.project(request, project_id)  # 404, then 403, then 400
+        if not request.user.can_manage_project(created_by_ref=project.created_by_ref):
+            raise Forbidden(MANAGE_FORBIDDEN)
         body = read_body(request, ProjectUpdateSerializer)
         project = services.project_update(actor=request.user, project_id=project_id, **body)
         return Response(project_json(project, actor=request.user))

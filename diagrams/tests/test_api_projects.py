@@ -695,6 +695,8 @@ def test_member_cannot_update_or_delete_a_project_created_by_someone_else(api, f
     for project in (by_key, by_colleague):
         before = get(api, project["id"])
         assert_forbidden(put(member, project["id"], {"name": "Hijacked"}))
+        # a body the member may not send anyway is refused for who sends it, not for what
+        assert_forbidden(put(member, project["id"], {"name": "", "bogus": 1}))
         assert_forbidden(member.delete(f"/v1/projects/{project['id']}"))
         assert get(api, project["id"]) == before
     assert limits(api)["currentProjects"] == 2
