@@ -286,6 +286,40 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The docs page lists the groups in this order (where a reader starts), not A to Z.
+    "TAGS": [
+        {
+            "name": "projects",
+            "description": "Projects of the organization: list, create, "
+            "update, archive, duplicate, delete.",
+        },
+        {
+            "name": "services",
+            "description": "Services of a project, their topics and "
+            "extras; every write is kept, and `at` reads any past state.",
+        },
+        {
+            "name": "history",
+            "description": "What changed, when and by whom; the diff of each change.",
+        },
+        {
+            "name": "graph",
+            "description": "The project as a graph: JSON with coordinates, "
+            "a Mermaid flowchart, an SVG.",
+        },
+        {
+            "name": "sharing",
+            "description": "A read-only link to a project's graph, "
+            "replaced or revoked at any time.",
+        },
+        {"name": "pinned", "description": "Projects the caller keeps at the top."},
+        {
+            "name": "assistant",
+            "description": "Questions about the architecture, answered "
+            "from its services and history (one AI credit each).",
+        },
+        {"name": "billing", "description": "Plan, subscription, limits and AI credits."},
+    ],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "archsvc.api.schema.add_common_responses",

@@ -18,6 +18,22 @@ def test_schema_lists_limits_with_error_responses(db):
     assert {"apiKey", "session"} <= set(schema["components"]["securitySchemes"])
 
 
+def test_the_docs_group_operations_in_reading_order_each_group_described(db):
+    """Projects first, billing last (not A to Z), and no operation in a group the docs do not
+    describe."""
+    schema = json.loads(Client().get("/v1/schema", HTTP_ACCEPT="application/json").content)
+    tags = [tag["name"] for tag in schema["tags"]]
+    assert tags[0] == "projects" and tags[-1] == "billing"
+    assert all(tag["description"] for tag in schema["tags"])
+    used = {
+        tag
+        for operations in schema["paths"].values()
+        for operation in operations.values()
+        for tag in operation.get("tags", [])
+    }
+    assert used <= set(tags)
+
+
 def test_docs_page_uses_only_self_hosted_assets(db):
     client = Client()
     response = client.get("/v1/docs")
