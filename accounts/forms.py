@@ -3,6 +3,8 @@
 from django import forms
 from django.contrib.auth.password_validation import validate_password
 
+from archsvc.api.serializers import is_visible
+
 
 class LoginForm(forms.Form):
     email = forms.EmailField(max_length=254)
@@ -27,3 +29,9 @@ class SignupForm(forms.Form):
         password = self.cleaned_data["password"]
         validate_password(password)
         return password
+
+    def clean_organization(self) -> str:
+        name = self.cleaned_data["organization"]
+        if not is_visible(name):
+            raise forms.ValidationError("Enter a name with a visible character.")
+        return name

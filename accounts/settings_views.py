@@ -21,6 +21,7 @@ from accounts.middleware import page_actor, page_session
 from accounts.models import ApiKey, Membership
 from accounts.selectors import user_memberships
 from accounts.services import (
+    WRONG_PASSWORD,
     api_key_create,
     api_key_revoke,
     invite_path,
@@ -30,7 +31,7 @@ from accounts.services import (
     password_change,
 )
 from archsvc.api.errors import ApiError, BadRequest, Forbidden, NotFound
-from archsvc.api.ratelimit import rate_limit_hit
+from archsvc.api.ratelimit import rate_limit_hit, seconds_text
 from billing.selectors import limits_get, plan_limits, plan_of, subscription_get
 from billing.services import (
     ai_credits_current,
@@ -73,7 +74,17 @@ def settings_index(request):
 # --- members ----------------------------------------------------------------------------------
 
 
-def _members_page(request, actor, *, message=None, error=None, status=200, form=None, invite=None):
+def _members_page(
+    request,
+    actor,
+    *,
+    message=None,
+    error=None,
+    error_field=None,
+    status=200,
+    form=None,
+    invite=None,
+):
     memberships = (
         Membership.objects.filter(organization_id=actor.organization_id)
         .select_related("user")
@@ -91,6 +102,7 @@ def _members_page(request, actor, *, message=None, error=None, status=200, form=
             "is_admin": actor.is_admin,
             "message": message,
             "error": error,
+            "error_field": error_field,  # the field of the form the error is about
             "form": form or {"email": "", "role": Membership.ROLE_MEMBER},
             "invite": invite,  # (e-mail, link) to show once, for the admin to send
         },
@@ -114,6 +126,8 @@ def members_view(request):
                 "email": request.POST.get("email", "").strip(),
                 "role": request.POST.get("role", Membership.ROLE_MEMBER),
             }
+            if not form["email"]:
+                raise BadRequest("Enter the e-mail address of the person to add.")
             membership = membership_add(actor=actor, email=form["email"], role=form["role"])
             form = None
             message = f"{membership.user.email} is now a member ({membership.role})."
@@ -147,7 +161,12 @@ def members_view(request):
         else:
             raise NotFound("Unknown action.")
     except ApiError as error:
-        return _members_page(request, actor, error=error.message, status=error.status, form=form)
+        field = None
+        if action == "add" and form is not None:
+            field = "email" if form["role"] in dict(Membership.ROLES) else "role"
+        return _members_page(
+            request, actor, error=error.message, error_field=field, status=error.status, form=form
+        )
     return _members_page(request, actor, message=message, invite=invite)
 
 
@@ -163,7 +182,17 @@ def _active_keys(actor):
     ).order_by("name")
 
 
-def _keys_page(request, actor, *, message=None, error=None, status=200, new_key=None, form=None):
+def _keys_page(
+    request,
+    actor,
+    *,
+    message=None,
+    error=None,
+    error_field=None,
+    status=200,
+    new_key=None,
+    form=None,
+):
     return render(
         request,
         "settings/api_keys.html",
@@ -174,6 +203,7 @@ def _keys_page(request, actor, *, message=None, error=None, status=200, new_key=
             "can_manage": actor.is_admin,
             "message": message,
             "error": error,
+            "error_field": error_field,  # the field of the form the error is about
             "new_key": new_key,
             "form": form or {"name": "", "permissions": [], "expires_in_days": ""},
             "max_expiry_days": MAX_EXPIRY_DAYS,
@@ -208,6 +238,7 @@ def api_keys_view(request):
         return _keys_page(request, actor)
     action = request.POST.get("action", "")
     form = None
+    field = None
     try:
         if not actor.is_admin:
             raise Forbidden("Only an admin of the organization can create or revoke API keys.")
@@ -217,11 +248,17 @@ def api_keys_view(request):
                 "permissions": request.POST.getlist("permissions"),
                 "expires_in_days": request.POST.get("expires_in_days", ""),
             }
+            field = "expires_in_days"
+            days = _expiry_days(form["expires_in_days"])
+            unknown = set(form["permissions"]) - set(ApiKey.PERMISSIONS)
+            field = "permissions" if unknown else "name"
+            if not form["name"].strip():
+                raise BadRequest("Give the key a name, e.g. the script or job that uses it.")
             key, token = api_key_create(
                 organization=actor.organization,
                 name=form["name"],
                 permissions=form["permissions"],
-                expires_in_days=_expiry_days(form["expires_in_days"]),
+                expires_in_days=days,
             )
             return _keys_page(request, actor, new_key={"key": key, "token": token})
         if action == "revoke":
@@ -234,7 +271,9 @@ def api_keys_view(request):
             )
         raise NotFound("Unknown action.")
     except ApiError as error:
-        return _keys_page(request, actor, error=error.message, status=error.status, form=form)
+        return _keys_page(
+            request, actor, error=error.message, error_field=field, status=error.status, form=form
+        )
 
 
 def _uuid_or_none(value):
@@ -357,10 +396,18 @@ def account_view(request):
             request, group="password", key=f"user:{user.pk}", rate=settings.RATE_LIMIT_LOGIN
         )
         if retry_after:
-            errors["current"] = f"Too many attempts; try again in {retry_after} seconds."
-        elif new != request.POST.get("password2", ""):
-            errors["password2"] = "The two new passwords differ."
+            errors["current"] = f"Too many attempts; try again in {seconds_text(retry_after)}."
         else:
+            # every problem at once, the current password's included
+            if not current:
+                errors["current"] = "Enter your current password."
+            if not new:
+                errors["password"] = "Enter a new password."
+            elif new != request.POST.get("password2", ""):
+                errors["password2"] = "The two new passwords differ."
+            if errors and current and not user.check_password(current):
+                errors["current"] = WRONG_PASSWORD
+        if not errors:
             try:
                 ended = password_change(
                     user=user, current=current, new=new, keep_session_id=session.pk

@@ -22,7 +22,7 @@ from accounts.services import (
     user_signup,
 )
 from archsvc.api.errors import ApiError, ResourceAlreadyExists
-from archsvc.api.ratelimit import client_ip, rate_limit_hit
+from archsvc.api.ratelimit import client_ip, rate_limit_hit, seconds_text
 
 
 def _next_url(request) -> str:
@@ -35,7 +35,7 @@ def _next_url(request) -> str:
 
 
 def _too_many(request, template: str, form, retry_after: int) -> HttpResponse:
-    form.add_error(None, f"Too many attempts. Try again in {retry_after} seconds.")
+    form.add_error(None, f"Too many attempts. Try again in {seconds_text(retry_after)}.")
     response = render(request, template, {"form": form, "next": _next_url(request)}, status=429)
     response["Retry-After"] = str(retry_after)
     return response

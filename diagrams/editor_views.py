@@ -13,6 +13,7 @@ from rest_framework import serializers
 
 from accounts.middleware import page_actor
 from archsvc.api.errors import ApiError, ProjectNotFound, ServiceNotFound, _violations
+from archsvc.api.params import iso
 from diagrams.api.serializers import ServiceCreateSerializer, ServiceUpdateSerializer
 from diagrams.selectors import (
     history_page,
@@ -26,7 +27,7 @@ from diagrams.selectors import (
 from diagrams.service_writes import (
     service_create,
     service_delete,
-    service_name_taken,
+    service_name_clash,
     service_update,
 )
 
@@ -190,6 +191,8 @@ def _place_errors(form: dict, errors: dict, violations: list[dict]) -> None:
             direction, index, field = topic.group(1), int(topic.group(2)), topic.group(3)
             if index < len(form[direction]):
                 key = field if field in TOPIC_FIELDS else "other"
+                if key == "name" and not form[direction][index]["name"].strip():
+                    message = "A topic needs a name (or empty its row to leave it out)."
                 if key == "other" and field:
                     message = f"{field}: {message}"
                 form[direction][index]["errors"].setdefault(key, []).append(message)
@@ -198,7 +201,7 @@ def _place_errors(form: dict, errors: dict, violations: list[dict]) -> None:
         elif flow:
             index = int(flow.group(1))
             name = flows[index] if index < len(flows) else ""
-            errors.setdefault("flows", []).append(f"“{name}”: {message}")
+            errors.setdefault("flows", []).append(f"Flow {index + 1} (“{_clip(name)}”): {message}")
         elif path.startswith("extras."):
             key = path[len("extras.") :]
             row = next((r for r in form["extras"] if r["key"].strip() == key), None)
@@ -210,6 +213,11 @@ def _place_errors(form: dict, errors: dict, violations: list[dict]) -> None:
             errors.setdefault(path, []).append(message)
         else:
             errors.setdefault("form", []).append(message)
+
+
+def _clip(text: str, length: int = 40) -> str:
+    """A value quoted in a message, cut so that a 300-character mistake does not fill it."""
+    return text if len(text) <= length else text[: length - 1] + "…"
 
 
 def _validated(serializer_class, body: dict, form: dict, errors: dict) -> dict | None:
@@ -253,6 +261,15 @@ def _row_errors(form: dict) -> bool:
     )
 
 
+def _clash_message(name: str, clash: str | None) -> str:
+    if clash is None or clash == name:
+        return "Another service of this project has this name."
+    return (
+        f"Too close to the service “{clash}”: both names make the same address (slug), "
+        "so they cannot both exist. Choose a more different name."
+    )
+
+
 def _save(request, project, *, snapshot=None):
     """POST of the form: validate like the API, write, or show the form again with every
     value kept and every error beside its field."""
@@ -262,13 +279,13 @@ def _save(request, project, *, snapshot=None):
     errors: dict = {}
     serializer_class = ServiceUpdateSerializer if snapshot else ServiceCreateSerializer
     data = _validated(serializer_class, body, form, errors)
+    service_id = snapshot.service_id if snapshot else None
     if data is None or form_errors or _row_errors(form):
         name = form.get("name", "").strip()
         if name and "name" not in errors and name != (snapshot.name if snapshot else None):
-            if service_name_taken(
-                project=project, name=name, service_id=snapshot.service_id if snapshot else None
-            ):
-                errors["name"] = ["Another service of this project has this name."]
+            clash = service_name_clash(project=project, name=name, service_id=service_id)
+            if clash is not None:
+                errors["name"] = [_clash_message(name, clash)]
         return _form_page(request, project, form=form, errors=errors, snapshot=snapshot, status=400)
     try:
         if snapshot is None:
@@ -281,7 +298,9 @@ def _save(request, project, *, snapshot=None):
         raise _NotFound() from None
     except ApiError as error:
         if error.code == "service_name_conflict":
-            errors["name"] = ["Another service of this project has this name."]
+            name = data["name"]
+            clash = service_name_clash(project=project, name=name, service_id=service_id)
+            errors["name"] = [_clash_message(name, clash)]
         elif isinstance(error, ServiceNotFound):
             errors["form"] = ["This service was deleted or renamed meanwhile; nothing was saved."]
         else:
@@ -312,7 +331,8 @@ def services_page(request, project_id: str):
         "editor/services.html",
         {
             "project": project,
-            "services": services_at(project=project),
+            # as people read them: by name, not by slug ("!!!" is service-1a2b3c4d)
+            "services": sorted(services_at(project=project), key=lambda s: s.name.casefold()),
         },
     )
 
@@ -378,7 +398,17 @@ def service_remove(request, project_id: str, slug: str):
             return redirect(_services_url(project.id))
     except ApiError:
         return _not_found(request)
-    return render(request, "editor/service_delete.html", {"project": project, "snapshot": snapshot})
+    # Cancel goes back where the member came from: the service's editor or the list
+    cancel_url = (
+        f"/projects/{project.id}/services/{snapshot.slug}/edit/"
+        if request.GET.get("from") == "edit"
+        else _services_url(project.id)
+    )
+    return render(
+        request,
+        "editor/service_delete.html",
+        {"project": project, "snapshot": snapshot, "cancel_url": cancel_url},
+    )
 
 
 def _readable(value) -> list[str]:
@@ -389,7 +419,7 @@ def _readable(value) -> list[str]:
         return [f"{k}: {v}" for k, v in value.items()]
     if isinstance(value, list):
         if all(isinstance(item, str) for item in value):
-            return [", ".join(value)]
+            return list(value)
         return [_topic_line(item) if isinstance(item, dict) else str(item) for item in value]
     return [str(value)] if value != "" else ["(empty)"]
 
@@ -406,6 +436,21 @@ def _topic_line(topic: dict) -> str:
     return f"{topic.get('name')} ({'; '.join(parts)})" if parts else str(topic.get("name"))
 
 
+def _marked(change: dict) -> dict:
+    """A change as lines; in a list that kept some of its items (topics, flows, extras),
+    the lines only one side has are marked, so an added topic does not hide among the rest."""
+    before, after = _readable(change["before"]), _readable(change["after"])
+    shared = set(before) & set(after)
+    mark = bool(shared)
+    return {
+        "field": change["field"],
+        "before": [
+            {"text": t, "mark": "removed" if mark and t not in shared else ""} for t in before
+        ],
+        "after": [{"text": t, "mark": "added" if mark and t not in shared else ""} for t in after],
+    }
+
+
 @require_GET
 def history(request, project_id: str):
     """The project's events, newest first, each with its changes field by field."""
@@ -419,23 +464,19 @@ def history(request, project_id: str):
     raw_page = request.GET.get("page", "1")
     page = int(raw_page) if raw_page.isdigit() and 0 < int(raw_page) < 10**6 else 1
     snapshots, total = history_page(project=project, page=page - 1, size=HISTORY_PAGE_SIZE)
+    pages = max(1, -(-total // HISTORY_PAGE_SIZE))
+    if page > pages:  # an old link past the end: its last page
+        return redirect(f"{request.path}?page={pages}")
     events = []
     for snapshot in snapshots:
         diff = snapshot_diff(project=project, snapshot_id=str(snapshot.pk))
         events.append(
             {
                 "snapshot": snapshot,
-                "changes": [
-                    {
-                        "field": c["field"],
-                        "before": _readable(c["before"]),
-                        "after": _readable(c["after"]),
-                    }
-                    for c in diff["changes"]
-                ],
+                "at": iso(snapshot.valid_from),
+                "changes": [_marked(c) for c in diff["changes"]],
             }
         )
-    pages = max(1, -(-total // HISTORY_PAGE_SIZE))
     return render(
         request,
         "editor/history.html",

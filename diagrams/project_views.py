@@ -13,7 +13,7 @@ from accounts.selectors import user_memberships
 from archsvc.api.errors import ApiError
 from billing.selectors import limits_get
 from diagrams import selectors, services
-from diagrams.api.serializers import ProjectUpdateSerializer
+from diagrams.api.serializers import ProjectCreateSerializer, ProjectUpdateSerializer
 
 PAGE_SIZE = 20
 
@@ -32,17 +32,14 @@ def projects_page(request):
     if actor is None:
         return _login(request)
     message = error = None
+    errors: dict[str, str] = {}
     limit_reached = False
     if request.method == "POST":  # create
-        name = request.POST.get("name", "").strip()
-        description = request.POST.get("description", "").strip()
-        if not 3 <= len(name) <= 60:
-            error = "A project's name has 3 to 60 characters."
-        elif len(description) > 200:
-            error = "A description has at most 200 characters."
-        else:
+        form = _project_form(request.POST)
+        errors = _project_form_errors(ProjectCreateSerializer, form)
+        if not errors:
             try:
-                project = services.project_create(actor=actor, name=name, description=description)
+                project = services.project_create(actor=actor, **form)
                 messages.success(request, "Project created. Add its first service below.")
                 return redirect(f"/projects/{project.id}/")
             except ApiError as failure:
@@ -92,6 +89,7 @@ def projects_page(request):
             "limits": limits_get(organization=actor.organization),
             "message": message,
             "error": error,
+            "errors": errors,
             "limit_reached": limit_reached,
             "memberships": list(user_memberships(user_id=session.membership.user_id)),
             "form": {
@@ -99,8 +97,33 @@ def projects_page(request):
                 "description": request.POST.get("description", ""),
             },
         },
-        status=400 if error else 200,
+        status=400 if error or errors else 200,
     )
+
+
+NAME_LENGTH = "A project's name has 3 to 60 characters."
+
+
+def _project_form(post) -> dict:
+    return {
+        "name": post.get("name", "").strip(),
+        "description": post.get("description", "").strip(),
+    }
+
+
+def _project_form_errors(serializer_class, form: dict) -> dict[str, str]:
+    """The API's validation of a project's name and description, a message per field, the
+    name's length said the same way on every page."""
+    serializer = serializer_class(data=form)
+    if serializer.is_valid():
+        return {}
+    errors = {field: str(problems[0]) for field, problems in serializer.errors.items()}
+    codes = {getattr(problem, "code", None) for problem in serializer.errors.get("name", [])}
+    if codes & {"blank", "min_length", "max_length", "required"}:
+        errors["name"] = NAME_LENGTH
+    if "description" in errors and len(form["description"]) > 200:
+        errors["description"] = "A description has at most 200 characters."
+    return errors
 
 
 def _back(request) -> str:
@@ -225,12 +248,9 @@ def project_details_page(request, project_id: str):
     form = {"name": project.name, "description": project.description}
     errors: dict[str, str] = {}
     if request.method == "POST":
-        form = {
-            "name": request.POST.get("name", "").strip(),
-            "description": request.POST.get("description", "").strip(),
-        }
-        serializer = ProjectUpdateSerializer(data=form)
-        if serializer.is_valid():
+        form = _project_form(request.POST)
+        errors = _project_form_errors(ProjectUpdateSerializer, form)
+        if not errors:
             try:
                 services.project_update(actor=actor, project_id=project_id, **form)
             except ApiError as failure:
@@ -238,8 +258,6 @@ def project_details_page(request, project_id: str):
             else:
                 messages.success(request, "Saved.")
                 return redirect(f"/projects/{project.id}/")
-        else:
-            errors = {field: str(problems[0]) for field, problems in serializer.errors.items()}
     return render(
         request,
         "diagrams/project_details.html",

@@ -87,10 +87,18 @@ def _slug_taken(*, project: Project, slug: str, service_id=None) -> bool:
     return live.exists()
 
 
-def service_name_taken(*, project: Project, name: str, service_id=None) -> bool:
-    """Whether a write naming a service `name` would be 409 `service_name_conflict` now (the
-    editor says so alongside the other errors of a form, not after they are fixed)."""
-    return _slug_taken(project=project, slug=service_slug(name), service_id=service_id)
+def service_name_clash(*, project: Project, name: str, service_id=None) -> str | None:
+    """The name of the live service a write naming a service `name` would clash with (409
+    `service_name_conflict`), or None: the editor says so alongside the other errors of a
+    form, and names the other service, whose name may differ ("Cart!" and "cart")."""
+    return (
+        ServiceSnapshot.objects.filter(
+            project=project, slug=service_slug(name), valid_until__isnull=True, deleted=False
+        )
+        .exclude(service_id=service_id)
+        .values_list("name", flat=True)
+        .first()
+    )
 
 
 def _touch_project(project: Project, *, actor: Actor, at: datetime, count_delta: int = 0):

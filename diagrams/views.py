@@ -26,6 +26,9 @@ PAGE_CSP = (
     "frame-ancestors {ancestors}"
 )
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+# said of a malformed, unknown, replaced or revoked token alike: which one it was is not known
+# (an unknown token never was a share) and not the visitor's business
+LINK_DEAD = "This link does not work (it may have been replaced or turned off)."
 
 
 class _Refused(Exception):
@@ -57,7 +60,7 @@ def _shared(request, token: str):
         raise _Refused(429, "Too many requests; retry later.", retry_after)
     project = shared_project(token=token)
     if project is None:
-        raise _Refused(404, "This link does not work: the share was replaced or revoked.")
+        raise _Refused(404, LINK_DEAD)
     return project
 
 
@@ -68,14 +71,13 @@ def _private(response: HttpResponse, csp: str) -> HttpResponse:
     return response
 
 
-def _refusal(request, refused: _Refused, *, page: bool, ancestors: str = "'none'") -> HttpResponse:
+def _refusal(
+    request, refused: _Refused, *, page: str | None, ancestors: str = "'none'"
+) -> HttpResponse:
+    """`page`: the template saying why (the embed's has no site chrome: it sits inside
+    someone else's page), else plain text."""
     if page:
-        response = render(
-            request,
-            "diagrams/share_unavailable.html",
-            {"message": refused.message},
-            status=refused.status,
-        )
+        response = render(request, page, {"message": refused.message}, status=refused.status)
     else:
         response = HttpResponse(
             refused.message, status=refused.status, content_type="text/plain; charset=utf-8"
@@ -85,12 +87,12 @@ def _refusal(request, refused: _Refused, *, page: bool, ancestors: str = "'none'
     return _private(response, PAGE_CSP.format(ancestors=ancestors))
 
 
-def _page(request, token: str, template: str, ancestors: str) -> HttpResponse:
+def _page(request, token: str, template: str, ancestors: str, unavailable: str) -> HttpResponse:
     try:
         project = _shared(request, token)
         filtered_ids, depth = _graph_query(request)
     except _Refused as refused:  # an embed says so inside the embedding page
-        return _refusal(request, refused, page=True, ancestors=ancestors)
+        return _refusal(request, refused, page=unavailable, ancestors=ancestors)
     svg = project_render(
         project=project, at=None, filtered_ids=filtered_ids, depth=depth, kind="svg"
     ).decode()
@@ -112,14 +114,16 @@ def _page(request, token: str, template: str, ancestors: str) -> HttpResponse:
 @require_GET
 def share_page(request, token: str):
     """The shared project's graph as it is now, pannable and zoomable, with focus and depth."""
-    return _page(request, token, "diagrams/share.html", "'none'")
+    return _page(request, token, "diagrams/share.html", "'none'", "diagrams/share_unavailable.html")
 
 
 @require_GET
 @xframe_options_exempt
 def share_embed(request, token: str):
     """The graph alone, frameable by any site."""
-    return _page(request, token, "diagrams/share_embed.html", "*")
+    return _page(
+        request, token, "diagrams/share_embed.html", "*", "diagrams/share_embed_unavailable.html"
+    )
 
 
 @require_GET
@@ -129,7 +133,7 @@ def share_svg(request, token: str):
         project = _shared(request, token)
         filtered_ids, depth = _graph_query(request)
     except _Refused as refused:
-        return _refusal(request, refused, page=False)
+        return _refusal(request, refused, page=None)
     gzipped = accepts_gzip(request)
     svg = project_render(
         project=project,

@@ -77,3 +77,8 @@ def refused_rate_limit_hit(request, view) -> int | None:
     seconds to wait when over the limit, else None."""
     group, rate = _budget(request, view)
     return rate_limit_hit(request, group=group, key=f"ip:{client_ip(request)}", rate=rate)
+
+
+def seconds_text(seconds: int) -> str:
+    """ "1 second", "30 seconds": for the pages' "try again in ..." messages."""
+    return f"{seconds} second{'' if seconds == 1 else 's'}"

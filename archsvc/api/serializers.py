@@ -2,6 +2,7 @@
 (spec: "Request objects reject unknown properties"), a violation per property."""
 
 import re
+import unicodedata
 
 from rest_framework import serializers
 
@@ -36,15 +37,38 @@ def check_text(value: str) -> None:
         )
 
 
+# What a reader cannot see: separators and spaces (Z*), controls (Cc) and format characters
+# (Cf: zero-width space and joiners, bidi marks, the BOM).
+INVISIBLE_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf"})
+
+
+def is_visible(value: str) -> bool:
+    """Whether the text shows anything: a name of zero-width spaces would be a link or a box
+    nobody can see or click."""
+    return any(unicodedata.category(char) not in INVISIBLE_CATEGORIES for char in value)
+
+
 class StrictCharField(serializers.CharField):
     """A JSON string and nothing else (DRF would turn 12 into "12"), without control
-    characters or lone surrogates."""
+    characters or lone surrogates. `visible=True` (names): at least one character a reader
+    can see."""
+
+    default_error_messages = {
+        "invisible": "Must contain a visible character, not only spaces or invisible ones."
+    }
+
+    def __init__(self, *, visible: bool = False, **kwargs):
+        self.visible = visible
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid")
         check_text(data)
-        return super().to_internal_value(data)
+        value = super().to_internal_value(data)
+        if self.visible and value and not is_visible(value):
+            self.fail("invisible")
+        return value
 
 
 class StrictBooleanField(serializers.BooleanField):

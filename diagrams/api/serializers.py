@@ -14,12 +14,12 @@ from diagrams.slugs import PROJECT_ID_RE
 
 
 class ProjectCreateSerializer(StrictSerializer):
-    name = StrictCharField(min_length=3, max_length=60)
+    name = StrictCharField(min_length=3, max_length=60, visible=True)
     description = StrictCharField(max_length=200, allow_blank=True, trim_whitespace=False)
 
 
 class ProjectUpdateSerializer(StrictSerializer):
-    name = StrictCharField(min_length=3, max_length=60, required=False)
+    name = StrictCharField(min_length=3, max_length=60, visible=True, required=False)
     description = StrictCharField(
         max_length=200, allow_blank=True, trim_whitespace=False, required=False
     )
@@ -27,7 +27,7 @@ class ProjectUpdateSerializer(StrictSerializer):
 
 
 class ProjectDuplicateSerializer(StrictSerializer):
-    name = StrictCharField(min_length=3, max_length=60, required=False)
+    name = StrictCharField(min_length=3, max_length=60, visible=True, required=False)
 
 
 class PinnedProjectSerializer(StrictSerializer):
@@ -119,14 +119,18 @@ class ExtrasField(serializers.DictField):
 
 def _flow_list(**kwargs):
     return serializers.ListField(
-        child=StrictCharField(min_length=1, max_length=100), allow_null=True, **kwargs
+        child=StrictCharField(min_length=1, max_length=100, visible=True), allow_null=True, **kwargs
     )
 
 
 class MessagingTopicSerializer(StrictSerializer):
-    name = StrictCharField(min_length=1, max_length=255)
-    category = StrictCharField(min_length=1, max_length=60, allow_null=True, required=False)
-    owner = StrictCharField(min_length=1, max_length=60, allow_null=True, required=False)
+    name = StrictCharField(min_length=1, max_length=255, visible=True)
+    category = StrictCharField(
+        min_length=1, max_length=60, visible=True, allow_null=True, required=False
+    )
+    owner = StrictCharField(
+        min_length=1, max_length=60, visible=True, allow_null=True, required=False
+    )
     flows = _flow_list(required=False)
     extras = ExtrasField(required=False)
 
@@ -144,12 +148,16 @@ def _topics(**kwargs):
 class ServiceWriteSerializer(StrictSerializer):
     """ServiceCreate (name required) and, with partial=True, ServiceUpdate."""
 
-    name = StrictCharField(min_length=1, max_length=60)
+    name = StrictCharField(min_length=1, max_length=60, visible=True)
     description = StrictCharField(
         max_length=200, allow_null=True, allow_blank=True, trim_whitespace=False, required=False
     )
-    category = StrictCharField(min_length=1, max_length=60, allow_null=True, required=False)
-    owner = StrictCharField(min_length=1, max_length=60, allow_null=True, required=False)
+    category = StrictCharField(
+        min_length=1, max_length=60, visible=True, allow_null=True, required=False
+    )
+    owner = StrictCharField(
+        min_length=1, max_length=60, visible=True, allow_null=True, required=False
+    )
     flows = _flow_list(required=False)
     consumes = _topics(required=False)
     produces = _topics(required=False)

@@ -127,8 +127,9 @@ def test_duplicate_name_is_shown_on_the_name(browser, api, project):
     assert response.status_code == 409
     html = response.content.decode()
     name_at = html.index('name="name"')
+    # the names differ, their address would not: the message names the other service
     assert (
-        "Another service of this project has this name."
+        "Too close to the service “Checkout”: both names make the same address (slug)"
         in html[name_at : html.index('name="description"')]
     )
     assert 'value="checkout"' in html and ">Second</textarea>" in html
@@ -301,12 +302,22 @@ def test_history_lists_events_with_field_diffs(browser, api, project):
     assert '<th scope="row">owner</th>' in updated
     assert "team-shop" in updated and "team-ops" in updated
     assert '<th scope="row">produces</th>' in updated
-    assert "orders.cancelled (owner: team-b)" in updated
-    assert "orders.placed (category: events)" in updated
+    # the topic that went is marked; the one kept on both sides is not
+    assert (
+        '<div class="line-removed"><span class="visually-hidden">removed: </span>'
+        "orders.cancelled (owner: team-b)</div>" in updated
+    )
+    assert "<div>orders.placed (category: events)</div>" in updated
+    assert updated.count("line-added") == 0
+    # a created service is its values, without a Before column of dashes
     created = html[html.index("history-created") :]
+    assert '<th scope="col">Value</th>' in created and "Before" not in created
     assert '<th scope="row">extras.repo</th>' in created and "git@x:shop.git" in created
     assert "&lt;b&gt;bold&lt;/b&gt;" in created and "<b>bold</b>" not in html
-    assert "buy, refund" in created
+    assert "<div>buy</div><div>refund</div>" in created
+    # a deleted one is a sentence, not every field going to a dash
+    deleted = html[html.index("history-deleted") : html.index("history-updated")]
+    assert "Removed from the project" in deleted and "<table" not in deleted
 
 
 def test_history_pages(browser, api, project):
@@ -317,6 +328,10 @@ def test_history_pages(browser, api, project):
     second = browser.get(f"/projects/{project}/history/?page=2").content.decode()
     assert second.count('class="history-event"') == 1 and "S0" in second
     assert browser.get(f"/projects/{project}/history/?page=x").status_code == 200
+    # a link past the end (the history got shorter) lands on the last page
+    past = browser.get(f"/projects/{project}/history/?page=99")
+    assert past.status_code == 302
+    assert past["Location"] == f"/projects/{project}/history/?page=2"
 
 
 def test_services_list(browser, api, project):

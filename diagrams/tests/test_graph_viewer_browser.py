@@ -395,3 +395,22 @@ def test_services_changed_since_the_moment_shown_are_outlined_renamed_ones_too(b
     assert others.count() == 1  # only what changed after the moment shown
     assert errors == []
     context.close()
+
+
+def test_the_history_page_opens_the_project_as_it_was_after_a_change(browser, demo):
+    context, page, errors = member_page(browser, demo, viewport=DESKTOP)
+    nodes = page.locator(".graph-stage g.node")
+    everything = nodes.count()
+    page.goto(f"{demo['url']}/projects/{demo['project']}/history/?page=2")  # the oldest changes
+    event = page.locator(".history-event").last  # an early change: far fewer services then
+    when = event.locator("time").get_attribute("datetime")
+    event.get_by_role("link", name="See the project after this change").click()
+    expect(page.locator("[data-timeline-label]")).not_to_have_text("now")
+    expect(nodes).not_to_have_count(everything)
+    assert 0 < nodes.count() < everything
+    # the As of field and the slider say the moment of that change
+    assert page.locator("[data-at]").input_value()[:16] == when[:16]
+    page.locator("[data-now]").click()
+    expect(nodes).to_have_count(everything)
+    assert errors == []
+    context.close()

@@ -126,6 +126,7 @@ def test_a_member_from_sign_up_to_sharing(browser, live_server):
     shoot(page, "api-keys")
     page.reload()
     assert token not in page.content()
+    page.once("dialog", lambda dialog: dialog.accept())  # "Revoke the key …? …"
     page.locator("tr", has_text="ci-deploy").locator("button", has_text="Revoke").click()
     expect(page.locator("tr", has_text="ci-deploy")).to_have_count(0)  # gone from the list
 

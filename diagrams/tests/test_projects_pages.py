@@ -1,6 +1,8 @@
 """The projects list in the browser's terms (server-rendered pages): search, filters,
 paging, pin, create, archive, duplicate and delete with a confirmation naming the project."""
 
+import re
+
 import pytest
 
 from diagrams.models import Pin, Project
@@ -39,9 +41,15 @@ def test_bad_names_and_the_plan_limit_are_explained_and_kept(browser):
     assert 'value="kept description"' in response.content.decode()
     for name in ("One", "Two", "Three"):
         create(browser, name)
-    response = create(browser, "Four")
+    # at the limit the form says so before anything is typed, and its button is off
+    html = browser.get("/").content.decode()
+    assert "All 3 projects of your plan are in use" in html
+    assert re.search(r'<button type="submit" class="button" disabled[^>]*>Create project', html)
+    response = create(browser, "Four")  # a form posted anyway is refused as before
     assert response.status_code == 400 and "allows 3 projects" in response.content.decode()
     assert Project.objects.count() == 3
+    Project.objects.filter(name="Three").delete()
+    assert "projects of your plan are in use" not in browser.get("/").content.decode()
 
 
 def test_pin_archive_and_filters(browser, member):
@@ -109,7 +117,7 @@ def test_rename_and_describe_a_project(browser):
     )
     assert response.status_code == 400
     body = response.content.decode()
-    assert "at least 3 characters" in body and 'value="kept"' in body
+    assert "name has 3 to 60 characters." in body and 'value="kept"' in body
     assert Project.objects.get().name == "Old name"
     response = browser.post(
         f"/projects/{project.id}/details/",

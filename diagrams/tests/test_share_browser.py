@@ -95,9 +95,10 @@ def test_share_page_shows_an_interactive_graph_without_cookies(browser, shared):
     before = page.locator(".graph-stage svg").get_attribute("viewBox")
     page.locator("[data-zoom=in]").click()
     assert page.locator(".graph-stage svg").get_attribute("viewBox") != before
-    # focus on Billing at depth 0: the graph is redrawn with Billing alone
-    page.select_option("[data-depth-select]", "0")
+    # focus on Billing, then depth 0 (depth applies to a focus): Billing alone
     page.locator('g.node[data-entity-id="service--billing"]').dispatch_event("click")
+    expect(page.locator(".graph-stage g.node")).to_have_count(2)  # and orders.placed
+    page.select_option("[data-depth-select]", "0")
     expect(page.locator(".graph-stage g.node")).to_have_count(1)
     assert page.locator("[data-focus-name]").inner_text() == "Billing"
     page.locator("[data-clear-focus]").click()

@@ -10,6 +10,11 @@
   var READABLE = 1.6;      // the smallest a page opens a graph at: 12px labels at 7.5px
   var ZOOM_STEP = 1.4;     // one press of + or -
   var PAN_STEP = 0.15;     // one arrow key: this share of the visible width or height
+  var NARROW = 600;        // an embed narrower than this opens readable, like the pages
+  var KINDS = { service: "service", messaging: "topic", category: "category", owner: "owner",
+                flow: "flow" };
+  var DEPTH_OFF = "Depth counts steps around a focus: choose one in Show or click a box first";
+  var DEPTH_ON = "How many steps around the focus to show";
   var MAC = /Mac|iPhone|iPad/.test(navigator.platform || "");
 
   function viewBoxOf(svg) {
@@ -92,10 +97,12 @@
 
   /* The view a page opens with: the whole graph when it can be read that way; a graph too
      wide for that opens at the smallest readable size at its left, where its flow starts,
-     and Fit (or 0) shows all of it. The embed, sized by its host, always fits. */
+     and Fit (or 0) shows all of it. A wide embed, sized by its host, fits (a preview of the
+     whole); a narrow one would make a big graph a strip of specks, so it opens readable. */
   Viewer.prototype.start = function () {
     if (!this.full) return;
-    if (!this.stage.classList.contains("graph-sized") || this.fitScale() <= READABLE * 1.01) {
+    var wideEmbed = !this.stage.classList.contains("graph-sized") && this.size().w >= NARROW;
+    if (wideEmbed || this.fitScale() <= READABLE * 1.01) {
       this.fit();
       return;
     }
@@ -272,21 +279,51 @@
     }).join(", ");
   };
 
+  // what kind of thing the focus is ("category", "flow", ...): a category and a flow may
+  // share a name; "" for several of different kinds
+  Viewer.prototype.kindOf = function (ids) {
+    var kinds = ids.split(",").map(function (id) { return KINDS[id.split("--")[0]] || ""; });
+    return kinds.every(function (kind) { return kind === kinds[0]; }) ? kinds[0] : "";
+  };
+
+  // the focused boxes stand out from the neighbours drawn around them
+  Viewer.prototype.markFocus = function () {
+    var svg = this.svg();
+    if (!svg) return;
+    svg.querySelectorAll("g.node.focused").forEach(function (node) { node.classList.remove("focused"); });
+    if (!this.shown.focus) return;
+    this.shown.focus.split(",").forEach(function (id) {
+      var node = svg.querySelector('g.node[data-entity-id="' + CSS.escape(id) + '"]');
+      if (node) node.classList.add("focused");
+    });
+  };
+
   /* Every control shows the state on screen (not the one last asked for, which may have
      failed or been overtaken), then the page hears of it. */
   Viewer.prototype.showState = function () {
     var root = this.root, shown = this.shown;
     var name = root.querySelector("[data-focus-name]");
+    var kind = root.querySelector("[data-focus-kind]");
     var clear = root.querySelector("[data-clear-focus]");
+    var kindName = shown.focus ? this.kindOf(shown.focus) : "";
     if (name) name.textContent = shown.focus ? this.nameOf(shown.focus, shown.focusName) : "whole project";
+    if (kind) { kind.textContent = kindName; kind.hidden = !kindName; }
     if (clear) clear.hidden = !shown.focus;
+    // depth only applies around a focus: without one it is off, and says why
     var depth = root.querySelector("[data-depth-select]");
-    if (depth) depth.value = shown.depth;
+    if (depth) {
+      depth.value = shown.depth;
+      depth.disabled = !shown.focus;
+      depth.title = shown.focus ? DEPTH_ON : DEPTH_OFF;
+      var depthLabel = root.querySelector("[data-depth-label]");
+      if (depthLabel) depthLabel.title = depth.title;
+    }
+    this.markFocus();
     var at = root.querySelector("[data-at]");
     if (at) at.value = shown.at ? shown.at.slice(0, 19) : "";
     root.dispatchEvent(new CustomEvent("archsvc:shown", { bubbles: true, detail: {
       focus: shown.focus, name: shown.focus ? this.nameOf(shown.focus, shown.focusName) : "",
-      depth: shown.depth, at: shown.at } }));
+      kind: kindName, depth: shown.depth, at: shown.at } }));
   };
 
   // redraw with some of focus, focusName, depth and at changed

@@ -1,6 +1,7 @@
-/* The project page's tools around the graph: focus on a category, owner or flow; move
-   back through the history (the graph is redrawn as it was, and the services changed since
-   are outlined); download the SVG as shown; copy the Mermaid text. */
+/* The project page's tools around the graph: focus on a category, owner or flow; travel
+   back in time (the graph is redrawn as it was, and the services changed since are
+   outlined); download the SVG and copy the Mermaid text of the graph as shown: the same
+   focus, depth and moment as the viewer. */
 (function () {
   "use strict";
   var tools = document.querySelector("[data-project-tools]");
@@ -28,6 +29,8 @@
   var label = tools.querySelector("[data-timeline-label]");
   var count = timeline.length;
   var shownAt = "";  // the instant the graph shows, "" for now
+  var shown = { focus: "", depth: "", at: "" };  // what the viewer shows, for the exports
+  var changedLegend = document.querySelector("[data-changed-legend]");
 
   // instants compare as text once they have the same shape: seconds, six decimals, Z
   function instant(at) {
@@ -50,6 +53,11 @@
     if (index >= count) return "now";
     var event = timeline[count - 1 - index];
     return (at && instant(at) < instant(event.at) ? "before " : "") + describe(event);
+  }
+  // the label has a fixed room (a long name would reflow the row): the full text is its title
+  function setLabel(text) {
+    label.textContent = text;
+    label.title = text;
   }
   function markChanges() {
     var svg = viewerRoot.querySelector(".graph-stage svg");
@@ -75,7 +83,7 @@
   if (slider) {
     // while dragging, the label previews the change under the thumb; on release the graph
     // is redrawn, and the slider then follows what is shown (see archsvc:shown)
-    slider.addEventListener("input", function () { label.textContent = labelFor(Number(slider.value), ""); });
+    slider.addEventListener("input", function () { setLabel(labelFor(Number(slider.value), "")); });
     slider.addEventListener("change", function () {
       var index = Number(slider.value);
       var value = index >= count ? "" : timeline[count - 1 - index].at;
@@ -87,11 +95,14 @@
   // the chat, show all): the Show menu, the slider and its label say what the graph shows
   function follow(state) {
     shownAt = state.at || "";
+    shown = { focus: state.focus || "", depth: state.depth || "", at: shownAt };
     if (slider) {
       var index = positionOf(shownAt);
       slider.value = String(index);
-      label.textContent = labelFor(index, shownAt);
+      setLabel(labelFor(index, shownAt));
     }
+    if (changedLegend) changedLegend.hidden = !shownAt;
+    download.href = graphUrl("svg");
     if (group) {
       var other = group.querySelector("option[data-shown-focus]");
       var known = state.focus && Array.prototype.some.call(group.options, function (option) {
@@ -112,26 +123,55 @@
     }
     markChanges();
   }
+  // the API's rendering of what the viewer shows: the graph endpoints take the same query
+  function graphUrl(kind) {
+    var params = new URLSearchParams();
+    if (shown.focus) {
+      params.append("filteredIds", shown.focus);
+      params.set("depth", shown.depth || "1");
+    }
+    if (shown.at) params.set("at", shown.at);
+    return "/v1/projects/" + project + "/graph/" + kind + (params.toString() ? "?" + params : "");
+  }
+  var download = tools.querySelector("[data-download]");
+  download.addEventListener("click", function () { download.href = graphUrl("svg"); });
+  var copy = tools.querySelector("[data-copy-mermaid]");
+  var copyTimer;
+  function said(text, why) {  // the button says how the copy went, then goes back
+    copy.textContent = text;
+    copy.title = why || "";
+    clearTimeout(copyTimer);
+    copyTimer = setTimeout(function () { copy.textContent = "Copy Mermaid"; copy.title = ""; }, why ? 4000 : 1500);
+  }
+  function clipboardWrite(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    var area = document.createElement("textarea");
+    area.value = text; document.body.appendChild(area); area.select();
+    var copied = document.execCommand("copy");
+    area.remove();
+    return copied ? Promise.resolve() : Promise.reject(new Error("The browser refused to copy."));
+  }
+  copy.addEventListener("click", function () {
+    fetch(graphUrl("mermaid"), { credentials: "same-origin" })
+      .then(function (response) {
+        return response.text().then(function (text) {
+          if (response.ok) return text;
+          var message = text;
+          try { message = JSON.parse(text).message || text; } catch (ignored) { /* not JSON */ }
+          throw new Error(message || response.statusText);
+        });
+      })
+      .then(clipboardWrite)
+      .then(function () { said("Copied"); })
+      .catch(function (error) { said("Copy failed", error && error.message); });
+  });
+
   viewerRoot.addEventListener("archsvc:shown", function (event) { follow(event.detail || {}); });
   // the page opens on the whole project as it is now: a form the browser restores says so too
   follow({ focus: "", at: "" });
-
-  var download = tools.querySelector("[data-download]");
-  download.addEventListener("click", function () {  // the graph at the moment shown
-    var params = new URLSearchParams();
-    if (shownAt) params.set("at", shownAt);
-    download.href = "/v1/projects/" + project + "/graph/svg" + (params.toString() ? "?" + params : "");
-  });
-  var copy = tools.querySelector("[data-copy-mermaid]");
-  copy.addEventListener("click", function () {
-    fetch("/v1/projects/" + project + "/graph/mermaid", { credentials: "same-origin" })
-      .then(function (response) { return response.text(); })
-      .then(function (text) {
-        var done = function () { copy.textContent = "Copied"; setTimeout(function () { copy.textContent = "Copy Mermaid"; }, 1500); };
-        if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text).then(done);
-        var area = document.createElement("textarea");
-        area.value = text; document.body.appendChild(area); area.select();
-        document.execCommand("copy"); area.remove(); done();
-      });
-  });
+  // unless a link asked for a moment (the history page's "the project after this change")
+  var asked = new URLSearchParams(window.location.search).get("at") || "";
+  if (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/.test(asked)) {
+    document.dispatchEvent(new CustomEvent("archsvc:at", { detail: { at: asked } }));
+  }
 })();

@@ -1,17 +1,31 @@
 /* Service editor: rows of consumed/produced topics and extras can be added and removed.
-   Without this script the page still works: it renders a few empty rows to fill in. */
+   Without this script the page still works: it renders a few empty rows to fill in.
+   A Remove button is named after its row ("Remove consumed topic orders.placed"), and a
+   group with data-max-rows stops offering rows at its limit. */
 (function () {
   var form = document.querySelector("[data-service-editor]");
   if (!form) { return; }
 
-  function wireRemove(row) {
+  function nameRemove(row) {
+    var button = row.querySelector("[data-remove-row]");
+    var input = row.querySelector("input");
+    if (!button) { return; }
+    var value = input ? input.value.trim() : "";
+    button.setAttribute("aria-label", button.getAttribute("data-label") + (value ? " " + value : ""));
+  }
+
+  function wireRemove(row, changed) {
     var button = row.querySelector("[data-remove-row]");
     if (!button) { return; }
     button.hidden = false;
+    nameRemove(row);
+    var input = row.querySelector("input");
+    if (input) { input.addEventListener("input", function () { nameRemove(row); }); }
     button.addEventListener("click", function () {
       var list = row.parentNode;
       var next = row.nextElementSibling || row.previousElementSibling;
       row.parentNode.removeChild(row);
+      changed();
       var focus = next && next.querySelector("input");
       if (focus) { focus.focus(); } else if (list) {
         var add = list.parentNode.querySelector("[data-add-row]");
@@ -24,14 +38,25 @@
     var list = group.querySelector("[data-row-list]");
     var template = group.querySelector("[data-row-template]");
     var add = group.querySelector("[data-add-row]");
-    list.querySelectorAll("[data-row]").forEach(wireRemove);
+    var note = group.querySelector("[data-max-note]");
+    var max = Number(group.getAttribute("data-max-rows")) || Infinity;
+    function changed() {
+      if (!add) { return; }
+      var full = list.querySelectorAll("[data-row]").length >= max;
+      add.disabled = full;
+      if (note) { note.hidden = !full; }
+    }
+    list.querySelectorAll("[data-row]").forEach(function (row) { wireRemove(row, changed); });
     if (!template || !add) { return; }
     add.hidden = false;
+    changed();
     add.addEventListener("click", function () {
+      if (list.querySelectorAll("[data-row]").length >= max) { return; }
       var fragment = template.content.cloneNode(true);
       var row = fragment.querySelector("[data-row]");
       list.appendChild(fragment);
-      wireRemove(row);
+      wireRemove(row, changed);
+      changed();
       var input = row.querySelector("input");
       if (input) { input.focus(); }
     });

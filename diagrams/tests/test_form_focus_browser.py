@@ -1,0 +1,174 @@
+"""Forms in a real browser, as a keyboard or screen-reader user meets them: after a refused
+submit the cursor is on the first field to fix; a destructive button asks first; the service
+editor names its Remove buttons after their rows and stops offering extras at the limit;
+long one-word input never widens a phone's page."""
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.models import ApiKey
+from accounts.services import session_start
+from conftest import requires_chromium
+from diagrams.tests.helpers import new_project, new_service
+
+pytestmark = [pytest.mark.browser, requires_chromium]
+
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1280, "height": 800}
+PAGE_WIDTH = "[document.documentElement.scrollWidth, window.innerWidth]"
+FOCUSED = "document.activeElement && (document.activeElement.id || document.activeElement.name)"
+LONG_WORD = "W" * 60
+
+
+@pytest.fixture
+def shop(live_server, factory):
+    org = factory.org("acme")
+    membership = factory.member(org, email="ada@example.com", role="admin")
+    client = factory.member_client(membership, enforce_csrf=False)
+    project = new_project(client, "Shop")
+    new_project(client, LONG_WORD)
+    new_service(client, project, {"name": "Checkout", "produces": [{"name": "orders.placed"}]})
+    new_service(client, project, {"name": "Payments" + "X" * 52, "owner": "payments-team"})
+    factory.key(org, "deploy-pipeline")
+    return {
+        "url": live_server.url,
+        "project": project,
+        "session": session_start(membership=membership),
+    }
+
+
+def member_page(browser, shop, viewport=LAPTOP):
+    context = browser.new_context(viewport=viewport)
+    context.add_cookies([{"name": "__session", "value": shop["session"], "url": shop["url"]}])
+    return context, context.new_page()
+
+
+def submit(page):
+    page.locator("main form button[type=submit]").last.click()
+    page.wait_for_load_state("load")
+
+
+def test_a_refused_service_puts_the_cursor_on_the_first_field_to_fix(browser, shop):
+    context, page = member_page(browser, shop)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/services/new/")
+    page.get_by_label("Name", exact=True).fill("\u200b")
+    page.get_by_label("Produced topic category").first.fill("events")
+    page.locator("form.editor-form button[type=submit]").click()
+    page.wait_for_load_state("load")
+    expect(page.get_by_role("alert")).to_contain_text("Nothing was saved")
+    assert page.evaluate(FOCUSED) == "id_name"
+    # the name fixed, the next submit lands on the topic row that still has no name
+    page.get_by_label("Name", exact=True).fill("Inventory")
+    page.locator("form.editor-form button[type=submit]").click()
+    page.wait_for_load_state("load")
+    assert page.evaluate(FOCUSED) == "produces-name"
+    focused = page.locator(":focus")
+    expect(focused).to_have_accessible_description(
+        "Name: A topic needs a name (or empty its row to leave it out)."
+    )
+    context.close()
+
+
+def test_a_refused_project_name_puts_the_cursor_on_it(browser, shop):
+    context, page = member_page(browser, shop)
+    page.goto(shop["url"] + "/")
+    page.get_by_label("Name", exact=True).fill("\u200b\u200b\u200b")  # passes minlength
+    page.get_by_role("button", name="Create project").click()
+    page.wait_for_load_state("load")
+    assert page.evaluate(FOCUSED) == "id_name"
+    expect(page.locator(":focus")).to_have_accessible_description(
+        "Must contain a visible character, not only spaces or invisible ones."
+    )
+    context.close()
+
+
+def test_signup_puts_the_cursor_on_the_field_in_question_not_the_email(browser, live_server):
+    page = browser.new_page(viewport=LAPTOP)
+    page.goto(live_server.url + "/accounts/signup/")
+    page.get_by_label("E-mail").fill("new.person@example.com")
+    page.get_by_label("Password").fill("short")
+    page.get_by_label("Organization name").fill("Initech")
+    page.get_by_role("button", name="Create account").click()
+    page.wait_for_load_state("load")
+    assert page.evaluate(FOCUSED) == "id_password"
+    page.close()
+
+
+def test_revoking_a_key_asks_first(browser, shop):
+    context, page = member_page(browser, shop)
+    page.goto(shop["url"] + "/settings/api-keys/")
+    revoke = page.get_by_role("button", name="Revoke deploy-pipeline")
+    questions = []
+
+    def answer(accept):
+        def on_dialog(dialog):
+            questions.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+
+        return on_dialog
+
+    page.once("dialog", answer(False))
+    revoke.click()
+    page.wait_for_timeout(300)  # a dismissed confirm sends nothing: give a POST time to show
+    assert questions and "Revoke the key “deploy-pipeline”?" in questions[0]
+    assert ApiKey.objects.filter(name="deploy-pipeline", revoked_at__isnull=True).exists()
+    page.once("dialog", answer(True))
+    revoke.click()
+    expect(page.get_by_role("status")).to_contain_text("is revoked")
+    assert not ApiKey.objects.filter(name="deploy-pipeline", revoked_at__isnull=True).exists()
+    context.close()
+
+
+def test_the_editor_names_remove_buttons_and_stops_at_twenty_extras(browser, shop):
+    context, page = member_page(browser, shop)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/services/checkout/edit/")
+    expect(page.get_by_role("button", name="Remove produced topic orders.placed")).to_be_visible()
+    page.get_by_label("Consumed topic name").first.fill("cart.updated")
+    expect(page.get_by_role("button", name="Remove consumed topic cart.updated")).to_be_visible()
+    add = page.get_by_role("button", name="Add an extra")
+    extras = page.locator("[data-rows=extras] [data-row]")
+    while extras.count() < 20:
+        expect(add).to_be_enabled()
+        add.click()
+    expect(add).to_be_disabled()
+    expect(page.get_by_text("That is the most a service can have: 20 extras.")).to_be_visible()
+    page.get_by_role("button", name="Remove extra").first.click()
+    expect(add).to_be_enabled()
+    context.close()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, LAPTOP], ids=["phone", "laptop"])
+def test_long_one_word_input_never_widens_the_page(browser, shop, viewport):
+    context, page = member_page(browser, shop, viewport)
+    page.goto(shop["url"] + "/")
+    expect(page.get_by_role("link", name=LONG_WORD, exact=True)).to_be_visible()
+    assert page.evaluate(PAGE_WIDTH)[0] <= viewport["width"]
+    page.goto(f"{shop['url']}/projects/{shop['project']}/services/")
+    assert page.evaluate(PAGE_WIDTH)[0] <= viewport["width"]
+    header = page.get_by_role("columnheader", name="Name")
+    assert header.evaluate("e => e.getClientRects().length") == 1
+    if viewport is PHONE:  # the columns that do not fit are said under the name instead
+        expect(page.get_by_role("columnheader", name="Category")).to_be_hidden()
+        expect(page.get_by_text("payments-team · consumes 0, produces 0")).to_be_visible()
+    page.goto(f"{shop['url']}/projects/{shop['project']}/services/new/")
+    page.get_by_label("Name", exact=True).fill("Search")
+    page.get_by_label("Flows").fill("f" * 300)
+    page.locator("form.editor-form button[type=submit]").click()
+    page.wait_for_load_state("load")
+    expect(page.get_by_text("Flow 1 (“" + "f" * 39 + "…”)")).to_be_visible()
+    assert page.evaluate(PAGE_WIDTH)[0] <= viewport["width"]
+    context.close()
+
+
+def test_the_first_tab_skips_to_the_content(browser, shop):
+    context, page = member_page(browser, shop)
+    page.goto(f"{shop['url']}/settings/api-keys/")
+    skip = page.get_by_role("link", name="Skip to content")
+    expect(skip).not_to_be_in_viewport()
+    page.keyboard.press("Tab")
+    expect(skip).to_be_focused()
+    expect(skip).to_be_in_viewport()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")  # past the header's five stops, into the page
+    assert page.evaluate("document.activeElement.closest('main') !== null")
+    context.close()

@@ -1,0 +1,304 @@
+"""The project page's viewer, the share and the embed pages as a UX review found them, in a
+real browser (Playwright driving Debian's Chromium) on the demo project: the exports follow
+what is shown, depth is off without a focus, the focus says what kind of thing it is and
+stands out, time travel does not reflow its row, the embed zooms and opens readable on a
+phone, and a dead embed is a bare 404 panel."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.models import Membership
+from accounts.services import session_start
+from conftest import requires_chromium
+from diagrams.demo import demo_seed
+from diagrams.models import Project
+from diagrams.tests.helpers import post, put
+
+pytestmark = [
+    pytest.mark.browser,
+    requires_chromium,
+]
+
+LAPTOP = {"width": 1280, "height": 800}
+PHONE_EMBED = {"width": 390, "height": 520}
+
+
+@pytest.fixture
+def demo(live_server, factory):
+    org = factory.org("demo")
+    membership = factory.member(org, role="admin")
+    demo_seed(organization=org, membership=Membership.objects.get(pk=membership.pk))
+    project = Project.objects.get(organization=org)
+    return {
+        "url": live_server.url,
+        "project": project.id,
+        "membership": membership,
+        "client": factory.member_client(membership, enforce_csrf=False),
+    }
+
+
+def member_page(browser, demo, path: str = "", **options):
+    context = browser.new_context(viewport=LAPTOP, **options)
+    context.add_cookies(
+        [
+            {
+                "name": "__session",
+                "value": session_start(membership=demo["membership"]),
+                "url": demo["url"],
+            }
+        ]
+    )
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{demo['url']}/projects/{demo['project']}/{path}")
+    return context, page, errors
+
+
+def project_page(browser, demo, **options):
+    context, page, errors = member_page(browser, demo, **options)
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    return context, page, errors
+
+
+def shown_ids(page) -> set[str]:
+    ids = page.locator(".graph-stage g.node").evaluate_all(
+        "nodes => nodes.map(n => n.getAttribute('data-entity-id'))"
+    )
+    return set(ids)
+
+
+def settled(page) -> None:
+    expect(page.locator("[data-status]")).to_have_text("")
+
+
+def share_token(demo) -> str:
+    return post(demo["client"], f"/v1/projects/{demo['project']}/public-share-token").json()[
+        "token"
+    ]
+
+
+def test_download_svg_and_copy_mermaid_give_the_graph_as_shown(browser, demo):
+    context, page, errors = project_page(
+        browser, demo, accept_downloads=True, permissions=["clipboard-read", "clipboard-write"]
+    )
+    everything = shown_ids(page)
+    page.select_option("[data-group-filter]", "category--fulfilment")
+    expect(page.locator("[data-focus-name]")).to_have_text("fulfilment")
+    page.select_option("[data-depth-select]", "0")
+    settled(page)
+    expect(page.locator(".graph-stage g.node")).not_to_have_count(len(everything))
+    focused = shown_ids(page)
+    assert focused < everything
+
+    with page.expect_download() as download:
+        page.locator("[data-download]").click()
+    svg = open(download.value.path(), encoding="utf-8").read()
+    assert set(re.findall(r'data-entity-id="([^"]+)"', svg)) == focused
+
+    page.locator("[data-copy-mermaid]").click()
+    expect(page.locator("[data-copy-mermaid]")).to_have_text("Copied")
+    mermaid = page.evaluate("navigator.clipboard.readText()")
+    defined = set(re.findall(r"^\s*([a-z]+__[a-z0-9_-]+)[\[(]", mermaid, re.MULTILINE))
+    assert defined == {entity.replace("--", "__") for entity in focused}
+
+    # back in time with the focus kept: the download is of that moment too
+    slider = page.locator("[data-timeline]")
+    slider.fill("3")
+    slider.dispatch_event("change")
+    expect(page.locator("[data-timeline-label]")).not_to_have_text("now")
+    settled(page)
+    then = shown_ids(page)
+    with page.expect_download() as download:
+        page.locator("[data-download]").click()
+    svg = open(download.value.path(), encoding="utf-8").read()
+    assert set(re.findall(r'data-entity-id="([^"]+)"', svg)) == then
+    assert "As of" in svg
+
+    # a failed fetch is not "Copied"
+    page.route("**/graph/mermaid*", lambda route: route.fulfill(status=503, body="down"))
+    page.locator("[data-copy-mermaid]").click()
+    expect(page.locator("[data-copy-mermaid]")).to_have_text("Copy failed")
+    assert errors == []
+    context.close()
+
+
+def test_depth_is_off_until_something_is_focused(browser, demo):
+    context, page, errors = project_page(browser, demo)
+    depth = page.locator("[data-depth-select]")
+    expect(depth).to_be_disabled()
+    assert "focus" in depth.get_attribute("title")
+    assert "focus" in page.locator("[data-depth-label]").get_attribute("title")
+    page.locator('g.node[data-entity-id="service--checkout"]').dispatch_event("click")
+    expect(page.locator("[data-focus-name]")).to_have_text("Checkout")
+    expect(depth).to_be_enabled()
+    around = page.locator(".graph-stage g.node").count()
+    depth.select_option("2")
+    expect(page.locator(".graph-stage g.node")).not_to_have_count(around)  # it works
+    page.locator("[data-clear-focus]").click()
+    expect(page.locator("[data-focus-name]")).to_have_text("whole project")
+    expect(depth).to_be_disabled()
+    assert errors == []
+    context.close()
+
+
+def test_the_focus_names_its_kind_and_its_boxes_stand_out(browser, demo):
+    context, page, errors = project_page(browser, demo)
+    menu = page.locator("[data-group-filter]")
+    # "fulfilment" is both a category and a flow: the menu groups them, the focus says which
+    assert menu.locator("optgroup[label=Category] option[value='category--fulfilment']").count()
+    assert menu.locator("optgroup[label=Flow] option[value='flow--fulfilment']").count()
+    kind = page.locator("[data-focus-kind]")
+    expect(kind).to_be_hidden()
+    menu.select_option("category--fulfilment")
+    expect(page.locator("[data-focus-name]")).to_have_text("fulfilment")
+    expect(kind).to_have_text("category")
+    expect(page.locator(".focus-label")).to_contain_text("category fulfilment")
+    menu.select_option("flow--fulfilment")
+    expect(kind).to_have_text("flow")
+    expect(page.locator(".focus-label")).to_contain_text("flow fulfilment")
+
+    # a service focused: its box is drawn heavier than its neighbours'
+    page.locator('g.node[data-entity-id="service--checkout"]').dispatch_event("click")
+    expect(kind).to_have_text("service")
+    settled(page)
+    focused = page.locator(".graph-stage g.node.focused")
+    expect(focused).to_have_count(1)
+    assert focused.get_attribute("data-entity-id") == "service--checkout"
+    width = "rect => parseFloat(getComputedStyle(rect).strokeWidth)"
+    neighbour = page.locator(".graph-stage g.node:not(.focused) rect").first
+    assert focused.locator("rect").evaluate(width) >= 2 * neighbour.evaluate(width)
+    page.locator("[data-clear-focus]").click()
+    expect(page.locator(".graph-stage g.node.focused")).to_have_count(0)
+    assert errors == []
+    context.close()
+
+
+def test_time_travel_keeps_its_row_still_and_explains_the_outlines(browser, demo):
+    context, page, errors = project_page(browser, demo)
+    tools = page.locator("[data-project-tools]")
+    expect(tools.get_by_text("Time travel", exact=True)).to_be_visible()
+    expect(page.get_by_role("slider", name="Time travel")).to_be_visible()
+    expect(tools.get_by_text("History", exact=True)).to_have_count(0)  # that is the change log
+    slider = page.locator("[data-timeline]")
+    label = page.locator("[data-timeline-label]")
+    copy = page.locator("[data-copy-mermaid]")
+    stage = page.locator(".graph-stage")
+
+    def where():
+        return (stage.bounding_box()["y"], copy.bounding_box()["y"], label.bounding_box())
+
+    at_rest = where()
+    # Copy Mermaid shares the slider's row at a laptop's width
+    assert abs(copy.bounding_box()["y"] - slider.bounding_box()["y"]) < 20
+    longest = ""
+    for index in range(int(slider.get_attribute("max")) + 1):
+        # dragging: the label previews each change under the thumb
+        slider.evaluate(
+            "(s, v) => { s.value = v; s.dispatchEvent(new Event('input', {bubbles: true})); }",
+            str(index),
+        )
+        assert where() == at_rest
+        text = label.text_content()
+        assert label.get_attribute("title") == text  # the whole text, however it is cut
+        longest = max(longest, text, key=len)
+    assert len(longest) > 40
+
+    # past changes are outlined, and a note says what the outline means; only in the past
+    legend = page.locator("[data-changed-legend]")
+    expect(legend).to_be_hidden()
+    slider.fill(str(int(slider.get_attribute("max")) - 2))
+    slider.dispatch_event("change")
+    expect(legend).to_be_visible()
+    expect(legend).to_have_text("outlined: changed since")
+    settled(page)
+    expect(page.locator(".graph-stage g.node.changed-since")).not_to_have_count(0)
+    assert stage.bounding_box()["y"] == at_rest[0]
+    page.locator("[data-now]").click()
+    expect(label).to_have_text("now")
+    expect(legend).to_be_hidden()
+    assert errors == []
+    context.close()
+
+
+def test_the_embed_on_a_phone_opens_readable_and_has_zoom_buttons(browser, demo):
+    token = share_token(demo)
+    context = browser.new_context(viewport=PHONE_EMBED)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{demo['url']}/share/{token}/embed/")
+    node = page.locator('.graph-stage g.node[data-entity-id="service--cart"] rect')
+    expect(node).to_be_visible()
+    opened = node.bounding_box()
+    assert opened["height"] >= 15  # a box one can read, not a speck in a strip
+    zoom_in, zoom_out, fit = (
+        page.get_by_role("button", name=n) for n in ("Zoom in", "Zoom out", "Fit")
+    )
+    for button in (zoom_in, zoom_out, fit):
+        expect(button).to_be_visible()
+    zoom_in.click()
+    assert node.bounding_box()["height"] > 1.3 * opened["height"]
+    zoom_out.click()
+    zoom_out.click()
+    assert node.bounding_box()["height"] < 0.9 * opened["height"]
+    fit.click()
+    fitted = page.locator(".graph-stage g.node").evaluate_all(
+        "nodes => nodes.filter(n => { const b = n.getBoundingClientRect();"
+        " return b.left >= 0 && b.right <= innerWidth + 1; }).length"
+    )
+    assert fitted == page.locator(".graph-stage g.node").count()  # Fit shows them all
+    assert errors == []
+    context.close()
+
+
+def test_a_dead_embed_is_a_bare_404_panel_and_no_page_invents_a_history(browser, demo):
+    token = share_token(demo)
+    assert (
+        demo["client"].delete(f"/v1/projects/{demo['project']}/public-share-token").status_code
+        == 204
+    )
+    context = browser.new_context(viewport=PHONE_EMBED)
+    page = context.new_page()
+    response = page.goto(f"{demo['url']}/share/{token}/embed/")
+    assert response.status == 404
+    expect(page.locator("h1")).to_have_text("Not available")
+    expect(page.locator("body")).to_contain_text("This link does not work")
+    for chrome in ("Sign up", "Log in"):
+        expect(page.get_by_text(chrome)).to_have_count(0)
+    assert page.locator("header, nav, a").count() == 0  # nothing of this site to click
+    # a token that never was: neither page says it was replaced or revoked
+    made_up = "1b4e28ba-2fa1-41d2-883f-0016d3cca427"
+    for path in (f"/share/{made_up}/", f"/share/{made_up}/embed/"):
+        response = page.goto(f"{demo['url']}{path}")
+        assert response.status == 404
+        body = page.locator("body")
+        expect(body).to_contain_text("This link does not work (it may have been replaced")
+        expect(body).not_to_contain_text("revoked")
+    context.close()
+
+
+def test_the_project_page_shows_its_description_and_details_name_the_project(browser, demo):
+    context, page, errors = project_page(browser, demo)
+    expect(page.locator(".project-description")).to_have_text(
+        "An e-commerce system: orders, payments, stock, shipping and returns."
+    )
+    # the graph is announced as a graph, with its name
+    stage = page.get_by_role("group", name="Architecture graph")
+    expect(stage).to_be_visible()
+    assert stage.get_attribute("aria-roledescription") == "interactive graph"
+    renamed = put(
+        demo["client"],
+        f"/v1/projects/{demo['project']}",
+        {"name": "Tom & <b>Jerry</b>", "description": ""},
+    )
+    assert renamed.status_code == 200, renamed.content
+    page.goto(f"{demo['url']}/projects/{demo['project']}/")
+    expect(page.locator(".project-description")).to_have_count(0)  # none: no empty line
+    page.goto(f"{demo['url']}/projects/{demo['project']}/details/")
+    expect(page.locator("h1")).to_have_text("Name and description of “Tom & <b>Jerry</b>”")
+    expect(page.locator("h1 b")).to_have_count(0)
+    assert errors == []
+    context.close()
