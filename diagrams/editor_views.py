@@ -20,6 +20,7 @@ from diagrams.selectors import (
     project_entities_at,
     project_get,
     service_at,
+    service_deleted_as,
     service_renamed_from,
     services_at,
     snapshot_diff,
@@ -373,13 +374,27 @@ def service_edit(request, project_id: str, slug: str):
             return _save(request, project, snapshot=snapshot)
     except ServiceNotFound:
         renamed = service_renamed_from(project=project, slug=slug)
-        if renamed is None or request.method != "GET":
-            return _not_found(request)
-        return redirect(f"/projects/{project.id}/services/{renamed.slug}/edit/")
+        if renamed is not None and request.method == "GET":
+            return redirect(f"/projects/{project.id}/services/{renamed.slug}/edit/")
+        return _service_gone(request, project, slug)
     except (ApiError, _NotFound):
         return _not_found(request)
     return _form_page(
         request, project, form=_form_from_snapshot(snapshot), errors={}, snapshot=snapshot
+    )
+
+
+def _service_gone(request, project, slug: str):
+    """404; for a service that was deleted, a page saying when and by whom (a bookmark, the
+    back button, a colleague's link)."""
+    deletion = service_deleted_as(project=project, slug=slug)
+    if deletion is None:
+        return _not_found(request)
+    return render(
+        request,
+        "editor/service_gone.html",
+        {"project": project, "deletion": deletion},
+        status=404,
     )
 
 
@@ -396,6 +411,8 @@ def service_remove(request, project_id: str, slug: str):
             service_delete(actor=actor, project_id=project.id, slug=slug)
             messages.success(request, f"Service “{snapshot.name}” deleted.")
             return redirect(_services_url(project.id))
+    except ServiceNotFound:
+        return _service_gone(request, project, slug)
     except ApiError:
         return _not_found(request)
     # Cancel goes back where the member came from: the service's editor or the list

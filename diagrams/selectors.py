@@ -288,6 +288,21 @@ def service_renamed_from(*, project: Project, slug: str) -> ServiceSnapshot | No
     ).first()
 
 
+def service_deleted_as(*, project: Project, slug: str) -> ServiceSnapshot | None:
+    """The deletion of the service that last went by `slug`, when it is deleted now (so that
+    an old editor address says what happened instead of a bare 404)."""
+    former = (
+        ServiceSnapshot.objects.filter(project=project, slug=slug)
+        .order_by("-valid_from", "-version")
+        .first()
+    )
+    if former is None:
+        return None
+    return ServiceSnapshot.objects.filter(
+        service_id=former.service_id, valid_until__isnull=True, deleted=True
+    ).first()
+
+
 def service_state(snapshot: ServiceSnapshot) -> ServiceState:
     return ServiceState(
         slug=snapshot.slug,

@@ -237,3 +237,22 @@ def test_adding_a_member_without_an_email(member):
 def test_waits_are_said_in_good_english():
     assert seconds_text(1) == "1 second"
     assert seconds_text(30) == "30 seconds"
+
+
+def test_a_deleted_service_s_old_address_says_what_happened(member, api, project):
+    new_service(api, project, {"name": "Checkout"})
+    member.post(f"/projects/{project}/services/checkout/delete/")
+    for path in ("edit", "delete"):
+        response = member.get(f"/projects/{project}/services/checkout/{path}/")
+        assert response.status_code == 404
+        html = response.content.decode()
+        assert "“Checkout” was deleted" in html
+        assert re.search(r"deleted this service from “[^”]+” on <time", html)
+        assert f'href="/projects/{project}/history/"' in html
+    # an address that never was a service is the plain 404
+    never = member.get(f"/projects/{project}/services/never-was/edit/")
+    assert never.status_code == 404 and "was deleted" not in never.content.decode()
+    # a name used again is the new service's address, not the old one's
+    new_service(api, project, {"name": "Checkout", "description": "again"})
+    again = member.get(f"/projects/{project}/services/checkout/edit/")
+    assert again.status_code == 200 and ">again</textarea>" in again.content.decode()
