@@ -1,5 +1,6 @@
 /* Every page's forms. After a submit the server refused, the cursor goes to the first field
    marked invalid (aria-invalid), so a keyboard or screen-reader user lands on what to fix.
+   A field with data-focus-select (a key shown once) gets the cursor with its text selected.
    A form with data-confirm asks before it is sent (revoking a key, removing a member). */
 (function () {
   "use strict";
@@ -7,6 +8,14 @@
   if (invalid && typeof invalid.focus === "function") {
     invalid.focus();
     if (invalid.scrollIntoView) invalid.scrollIntoView({ block: "center" });
+    try {  // the caret after what was typed, where a correction usually goes
+      var end = invalid.value.length;
+      invalid.setSelectionRange(end, end);
+    } catch (notText) { /* e-mail and number fields have no caret to place */ }
+  } else {
+    // a value to take away at once (a new API key): focused and selected, ready to copy
+    var ready = document.querySelector("main [data-focus-select]");
+    if (ready) { ready.focus(); ready.select(); }
   }
   document.addEventListener("submit", function (event) {
     var question = event.target.getAttribute && event.target.getAttribute("data-confirm");

@@ -391,11 +391,26 @@
       if (self.focus) self.show({ depth: depth.value }); else self.depth = self.shown.depth = depth.value;
     });
     var clear = root.querySelector("[data-clear-focus]");
-    if (clear) clear.addEventListener("click", function () { self.show({ focus: "" }); });
-    var at = root.querySelector("[data-at]");
-    if (at) at.addEventListener("change", function () {
-      self.show({ at: at.value ? at.value + (at.value.length === 16 ? ":00" : "") + "Z" : "" });
+    // "show all" hides itself: the keyboard's place moves to the graph, not to the page's top
+    if (clear) clear.addEventListener("click", function () {
+      self.show({ focus: "" });
+      var stage = root.querySelector("[data-stage]");
+      if (stage) stage.focus({ preventScroll: true });
     });
+    // typing a date fires a change per complete value (year 0002, 0020, 0202, 2025): the
+    // graph is redrawn once the typing pauses, at once on Enter or on leaving the field
+    var at = root.querySelector("[data-at]"), atTimer;
+    function showTyped() {
+      clearTimeout(atTimer);
+      var value = at.value ? at.value + (at.value.length === 16 ? ":00" : "") + "Z" : "";
+      if (value && value.slice(0, 4) < "1970") return;  // a year still being typed
+      if (value !== (self.shown.at || "").slice(0, 19) + (value ? "Z" : "")) self.show({ at: value });
+    }
+    if (at) {
+      at.addEventListener("change", function () { clearTimeout(atTimer); atTimer = setTimeout(showTyped, 700); });
+      at.addEventListener("blur", function () { if (atTimer) showTyped(); });
+      at.addEventListener("keydown", function (event) { if (event.key === "Enter") showTyped(); });
+    }
     var now = root.querySelector("[data-now]");
     if (now) now.addEventListener("click", function () { self.show({ at: "" }); });
   };

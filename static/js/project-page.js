@@ -31,6 +31,7 @@
   var shownAt = "";  // the instant the graph shows, "" for now
   var shown = { focus: "", depth: "", at: "" };  // what the viewer shows, for the exports
   var changedLegend = document.querySelector("[data-changed-legend]");
+  var nowNote = document.querySelector("[data-now-note]");
 
   // instants compare as text once they have the same shape: seconds, six decimals, Z
   function instant(at) {
@@ -58,6 +59,7 @@
   function setLabel(text) {
     label.textContent = text;
     label.title = text;
+    if (slider) slider.setAttribute("aria-valuetext", text);
   }
   function markChanges() {
     var svg = viewerRoot.querySelector(".graph-stage svg");
@@ -102,6 +104,7 @@
       setLabel(labelFor(index, shownAt));
     }
     if (changedLegend) changedLegend.hidden = !shownAt;
+    if (nowNote) nowNote.hidden = !shownAt;
     download.href = graphUrl("svg");
     if (group) {
       var other = group.querySelector("option[data-shown-focus]");
