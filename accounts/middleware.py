@@ -62,3 +62,25 @@ class SessionTokenMiddleware:
         if refreshed and not getattr(request, "archsvc_session_cleared", False):
             set_session_cookie(response, refreshed)
         return response
+
+
+class PagesNotStoredMiddleware:
+    """The web pages are not kept by the browser (`Cache-Control: no-store`) unless a view
+    says otherwise: a page shows one member's data, and a kept redirect outlives the session
+    it was made for (after logging out, Back to `/accounts/login/?next=…` replayed the old
+    302 to the project, which now sent back to the login: a redirect loop). The API (its
+    own caching rules), static files and permanent redirects are left alone."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        path = request.path
+        if (
+            not path.startswith(("/v1/", "/static/"))
+            and response.status_code not in (301, 308)
+            and not response.has_header("Cache-Control")
+        ):
+            response["Cache-Control"] = "no-store"
+        return response

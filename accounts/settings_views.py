@@ -10,6 +10,7 @@ the same services as the API, so the same permission rules apply (CONTRACT 3):
 import uuid
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.password_validation import ValidationError as PasswordError
 from django.db.models import Q
 from django.shortcuts import redirect, render
@@ -328,12 +329,18 @@ def billing_view(request):
         subscription = subscription_switch_cycle(actor=actor, cycle=cycle)
     except ApiError as error:
         return _billing_page(request, actor, error=error.message, status=error.status)
-    return _billing_page(
+    # then a GET: reloading the page does not switch again
+    messages.success(
         request,
-        actor,
-        message="The subscription is billed "
-        + ("annually." if subscription.billing_cycle == "annual" else "monthly."),
+        "The subscription is billed "
+        + ("annually" if subscription.billing_cycle == "annual" else "monthly")
+        + (
+            f"; the new period ends {subscription.current_period_end:%Y-%m-%d}."
+            if subscription.current_period_end
+            else "."
+        ),
     )
+    return redirect("/settings/billing/")
 
 
 @never_cache

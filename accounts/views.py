@@ -2,6 +2,7 @@
 set and clear the `__session` cookie."""
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.password_validation import ValidationError as PasswordError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -110,6 +111,7 @@ def logout_view(request):
     if session is not None:
         session_end(session_id=str(session.pk))
     request.archsvc_session_cleared = True
+    messages.success(request, "You are logged out.")
     response = redirect("/accounts/login/")
     clear_session_cookie(response)
     return response

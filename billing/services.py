@@ -2,7 +2,7 @@
 provider's webhooks), and AI credits. The state machine is in docs/billing.md."""
 
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, Value
@@ -24,6 +24,7 @@ from archsvc.api.errors import (
 )
 from billing.models import AiCredits, Subscription, WebhookEvent
 from billing.providers import ProviderError, provider_get
+from billing.providers.local import period_end_from
 from billing.providers.paddle import paddle_fields
 from billing.selectors import plan_limits, plan_of
 
@@ -132,7 +133,7 @@ def subscription_set(
     if cycle not in CYCLES:
         raise BadRequest("cycle must be monthly or annual.")
     now = timezone.now()
-    period_end = now + (timedelta(days=365) if cycle == "annual" else timedelta(days=30))
+    period_end = period_end_from(now, cycle)
     current = Subscription.objects.select_for_update().filter(organization=organization).first()
     old_plan = plan_of(current)
     subscription, _ = Subscription.objects.update_or_create(
@@ -182,6 +183,12 @@ def subscription_switch_cycle(*, actor: Actor, cycle: str) -> Subscription:
     subscription = _subscription_for_billing(actor)
     if cycle not in CYCLES:
         raise InvalidBillingCycle()
+    if subscription.status == Subscription.STATUS_CANCELED:
+        # canceled is final for the provider's subscription: there is no cycle to switch
+        raise SubscriptionNotFound(
+            "The subscription is canceled: there is no billing cycle to switch. "
+            "Choose a plan again to subscribe."
+        )
     if subscription.billing_cycle == cycle:
         return subscription
     try:

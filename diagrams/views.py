@@ -265,6 +265,13 @@ def project_page(request, project_id: str):
                 }
                 for tid, t in entities["topics"].items()
             ],
+            # every current entity's name by id: the chat names what an answer cites,
+            # whatever the graph shows at that moment
+            "entity_names": {
+                entity_id: entity["name"]
+                for kind in ("services", "topics", "categories", "owners", "flows")
+                for entity_id, entity in entities[kind].items()
+            },
             "groups": [
                 ("Category", entities["categories"]),
                 ("Owner", entities["owners"]),

@@ -287,9 +287,18 @@ def test_admin_switches_cycle_and_opens_portal(org, admin_client):
     call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
     body = admin_client.get("/settings/billing/").content.decode()
     assert "team" in body and "0 of 25" in body
+    before = Subscription.objects.get(organization=org).current_period_end
     response = admin_client.post("/settings/billing/", {"cycle": "annual"})
-    assert response.status_code == 200
-    assert Subscription.objects.get(organization=org).billing_cycle == "annual"
+    # then a GET (a reload does not switch again), which says what happened
+    assert response.status_code == 302 and response["Location"] == "/settings/billing/"
+    subscription = Subscription.objects.get(organization=org)
+    assert subscription.billing_cycle == "annual"
+    # the annual period starts now (as Paddle prorates immediately): a year, not the month
+    assert (subscription.current_period_end - before).days >= 330
+    assert subscription.next_billed_at == subscription.current_period_end
+    page = admin_client.get("/settings/billing/").content.decode()
+    assert "The subscription is billed annually; the new period ends" in page
+    assert f"next bill {subscription.next_billed_at:%Y-%m-%d}" in page
     response = admin_client.post("/settings/billing/", {"cycle": "weekly"})
     assert response.status_code == 400
     response = admin_client.post("/settings/billing/portal/")
@@ -302,6 +311,33 @@ def test_switch_cycle_without_subscription_is_explained(org, admin_client):
     assert response.status_code == 404
     assert "no subscription" in response.content.decode()
     assert admin_client.post("/settings/billing/portal/").status_code == 404
+
+
+def test_a_canceled_subscription_offers_plans_not_a_cycle(org, admin_client, factory):
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "canceled")
+    page = admin_client.get("/settings/billing/").content.decode()
+    assert "Switch cycle" not in page
+    assert "Choose a plan" in page and "subscription is canceled" in page
+    response = admin_client.post("/settings/billing/", {"cycle": "annual"})
+    assert response.status_code == 404
+    assert "canceled" in response.content.decode()
+    api = factory.key_client(org, "billing", ["billing:manage"])
+    response = api.post(
+        "/v1/billing/subscription/switch-cycle",
+        {"billingCycle": "annual"},
+        content_type="application/json",
+    )
+    assert response.status_code == 404
+    assert response.json()["code"] == "subscription_not_found"
+    assert Subscription.objects.get(organization=org).billing_cycle == "monthly"
+
+
+def test_credits_carried_over_are_said_so(org, admin_client):
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
+    admin_client.get("/settings/billing/")  # the team plan's credits are granted
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "paused")
+    page = admin_client.get("/settings/billing/").content.decode()
+    assert "carried over from the earlier plan; the free plan gives 50 a month" in page
 
 
 def test_member_cannot_switch_cycle_or_open_portal(org, member_client):

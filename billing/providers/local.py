@@ -1,7 +1,10 @@
 """The local provider: no account, no network. Its customer portal is a page of this app,
 reached by a signed link that lasts an hour, where plan and cycle can be changed."""
 
+from datetime import timedelta
+
 from django.core import signing
+from django.utils import timezone
 
 from billing.models import Subscription
 
@@ -21,6 +24,12 @@ def portal_organization_id(token: str) -> int | None:
         return None
 
 
+def period_end_from(start, cycle: str):
+    """The end of a billing period that starts at `start` (months of 30 days, years of 365),
+    for what this provider and operators' `set_subscription` write."""
+    return start + (timedelta(days=365) if cycle == "annual" else timedelta(days=30))
+
+
 class LocalProvider:
     name = "local"
 
@@ -33,4 +42,9 @@ class LocalProvider:
         return f"{base_url.rstrip('/')}/billing/portal/{portal_token(organization.pk)}/"
 
     def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
-        return {"billing_cycle": cycle}
+        """As Paddle does with prorated_immediately: the new cycle's period starts now."""
+        period_end = period_end_from(timezone.now(), cycle)
+        fields = {"billing_cycle": cycle, "current_period_end": period_end}
+        if subscription.next_billed_at is not None:  # a paused one stays without a next bill
+            fields["next_billed_at"] = period_end
+        return fields

@@ -256,3 +256,16 @@ def test_a_deleted_service_s_old_address_says_what_happened(member, api, project
     new_service(api, project, {"name": "Checkout", "description": "again"})
     again = member.get(f"/projects/{project}/services/checkout/edit/")
     assert again.status_code == 200 and ">again</textarea>" in again.content.decode()
+
+
+def test_pages_and_their_redirects_are_not_stored_by_browsers(member, api, client, project):
+    for response in (
+        member.get("/"),
+        member.get("/accounts/login/?next=/settings/"),  # logged in: a redirect
+        client.get(f"/projects/{project}/"),  # logged out: a redirect to the login
+        client.get("/accounts/login/"),
+    ):
+        assert response["Cache-Control"] == "no-store", response
+    # the API keeps its own rules, static files and permanent redirects stay cacheable
+    assert "no-store" not in api.get(f"/v1/projects/{project}").get("Cache-Control", "")
+    assert not client.get("/favicon.ico").has_header("Cache-Control")

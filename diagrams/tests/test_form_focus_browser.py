@@ -172,3 +172,17 @@ def test_the_first_tab_skips_to_the_content(browser, shop):
     page.keyboard.press("Tab")  # past the header's five stops, into the page
     assert page.evaluate("document.activeElement.closest('main') !== null")
     context.close()
+
+
+def test_back_after_logging_out_shows_the_login_not_a_redirect_loop(browser, shop):
+    context, page = member_page(browser, shop)
+    deep = f"/projects/{shop['project']}/services/"
+    page.goto(f"{shop['url']}/accounts/login/?next={deep}")  # logged in: straight through
+    expect(page).to_have_url(shop["url"] + deep)
+    page.get_by_role("button", name="Log out").click()
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+    expect(page.get_by_role("status")).to_have_text("You are logged out.")
+    page.go_back()
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+    assert "/accounts/login/" in page.url
+    context.close()

@@ -1,6 +1,8 @@
 /* The assistant's chat panel: posts the question with the conversation so far (the last 20
    turns), shows the reply and the entities it cites; a cited service or topic focuses the
-   graph. Cookie-authenticated, so it sends Django's CSRF token. */
+   graph. Cookie-authenticated, so it sends Django's CSRF token. One question at a time:
+   while a reply is pending nothing else is sent (each question costs a credit, and the next
+   one needs this one's turn in its history). */
 (function () {
   "use strict";
   var panel = document.querySelector("[data-chat]");
@@ -8,8 +10,17 @@
   var log = panel.querySelector("[data-chat-log]");
   var form = panel.querySelector("[data-chat-form]");
   var input = form.querySelector("textarea");
+  var ask = form.querySelector("button[type=submit]");
   var credits = panel.querySelector("[data-chat-credits]");
+  var said = panel.querySelector("[data-chat-said]");
+  var out = panel.querySelector("[data-chat-out]");
+  var length = panel.querySelector("[data-chat-length]");
+  var viewerRoot = document.querySelector("[data-graph-viewer]");
+  var namesData = document.getElementById("entity-names");
+  var names = namesData ? JSON.parse(namesData.textContent) : {};  // every current entity
+  var limit = Number(input.getAttribute("maxlength")) || 4000;
   var history = [];
+  var pending = false;
 
   function csrf() {
     var match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
@@ -17,29 +28,57 @@
   }
 
   function labelOf(id) {
-    // the graph's own label for an entity (its tooltip's first line), else the id
+    // the page's name for an entity (whatever the graph draws now), else the graph's own
+    // label (its tooltip's first line), else the id
+    if (Object.prototype.hasOwnProperty.call(names, id)) return names[id];
     var node = document.querySelector('g.node[data-entity-id="' + CSS.escape(id) + '"] title');
     return node ? node.textContent.split("\n")[0] : id.replace(/^[a-z]+--/, "");
   }
 
-  function add(role, text, references) {
+  // the log scrolls inside the panel: a reply shows from its start, the rest at the bottom
+  function reveal(item) {
+    var top = item.getBoundingClientRect().top - log.getBoundingClientRect().top;
+    if (item.offsetHeight > log.clientHeight) log.scrollTop += top - 4;
+    else log.scrollTop = log.scrollHeight;
+  }
+
+  function graphOutOfView() {
+    var stage = viewerRoot && viewerRoot.querySelector("[data-stage]");
+    if (!stage) return false;
+    var box = stage.getBoundingClientRect();
+    var shown = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
+    return shown < Math.min(box.height, window.innerHeight) / 2;
+  }
+
+  function chipFor(id) {
+    var chip = document.createElement("button");
+    chip.type = "button";
+    chip.className = "chip";
+    chip.textContent = labelOf(id);
+    chip.title = id;
+    chip.addEventListener("click", function () {
+      document.dispatchEvent(new CustomEvent("archsvc:focus", { detail: { id: id, name: chip.textContent } }));
+      // on a phone the graph is above the chat, often off-screen: bring it into view
+      if (graphOutOfView()) {
+        var smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+        viewerRoot.scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
+      }
+    });
+    return chip;
+  }
+
+  function add(role, content, references) {
     var item = document.createElement("li");
     item.className = "chat-" + role;
     var body = document.createElement("div");
     body.className = "chat-text";
-    body.textContent = text;  // text only: a reply never becomes markup
+    if (typeof content === "string") body.textContent = content;  // a reply never becomes markup
+    else body.appendChild(content);
     item.appendChild(body);
     var shown = 6;
     (references || []).forEach(function (id, index) {
-      var chip = document.createElement("button");
-      chip.type = "button";
-      chip.className = "chip";
-      chip.textContent = labelOf(id);
-      chip.title = id;
+      var chip = chipFor(id);
       chip.hidden = index >= shown;
-      chip.addEventListener("click", function () {
-        document.dispatchEvent(new CustomEvent("archsvc:focus", { detail: { id: id } }));
-      });
       item.appendChild(chip);
     });
     if ((references || []).length > shown) {
@@ -53,17 +92,76 @@
       });
       item.appendChild(more);
     }
+    if (role === "error") item.setAttribute("role", "alert");  // said at once, assertively
     log.appendChild(item);
-    log.scrollTop = log.scrollHeight;
+    reveal(item);
+    return item;
   }
+
+  function announce(text) {
+    // the log is not a live region (the question and the chips are not read back): the
+    // reply is said through this one, emptied first so the same reply twice is said twice
+    said.textContent = "";
+    setTimeout(function () { said.textContent = text; }, 50);
+  }
+
+  function showCredits(left) {
+    credits.textContent = left + (left === 1 ? " credit left" : " credits left");
+    if (out) out.hidden = left > 0;
+  }
+
+  // "No AI credits left. They refill on …; a bigger plan has more (Settings, Billing)." with
+  // the server's text as text and the way to more credits as a link
+  function noCredits(message) {
+    var text = document.createDocumentFragment();
+    text.appendChild(document.createTextNode(
+      message + " They refill on " + panel.getAttribute("data-credits-reset") +
+      "; a bigger plan has more ("));
+    var link = document.createElement("a");
+    link.href = "/settings/billing/";
+    link.textContent = "Settings, Billing";
+    text.appendChild(link);
+    text.appendChild(document.createTextNode(")."));
+    return text;
+  }
+
+  function setPending(on) {
+    pending = on;
+    ask.disabled = on;
+    if (on) log.setAttribute("aria-busy", "true"); else log.removeAttribute("aria-busy");
+    form.classList.toggle("is-pending", on);
+  }
+
+  function showLength() {
+    var count = input.value.length;
+    if (count >= limit) {
+      length.textContent = limit + " characters at most: the rest is cut off.";
+    } else if (count >= limit * 0.9) {
+      length.textContent = count + " of " + limit + " characters at most.";
+    } else {
+      length.textContent = "";
+    }
+    length.classList.toggle("at-limit", count >= limit);
+  }
+  input.addEventListener("input", showLength);
 
   form.addEventListener("submit", function (event) {
     event.preventDefault();
+    if (pending) return;  // however it was sent: Enter, the button, requestSubmit()
     var message = input.value.trim();
     if (!message) return;
     add("user", message);
     input.value = "";
-    form.querySelector("button").disabled = true;
+    showLength();
+    setPending(true);
+    var waiting = add("pending", "Thinking…");
+    var restore = function () {
+      // the question comes back to be sent again, unless a new one is being typed
+      if (input.value.trim()) return "";
+      input.value = message;
+      showLength();
+      return " Your question is back in the box to send again.";
+    };
     fetch(panel.getAttribute("data-url"), {
       method: "POST",
       credentials: "same-origin",
@@ -72,32 +170,46 @@
     }).then(function (response) {
       return response.json().then(function (body) { return { ok: response.ok, body: body }; });
     }).then(function (result) {
+      waiting.remove();
       if (!result.ok) {
         var text = result.body.message || "The assistant could not answer.";
+        var back = restore();
         if (result.body.code === "insufficient_ai_credits") {
-          credits.textContent = "0 credits left";
-          text += " They refill on " + panel.getAttribute("data-credits-reset") +
-            "; a bigger plan has more (Settings, Billing).";
+          showCredits(0);
+          add("error", noCredits(text));
+        } else {
+          add("error", text + back);
         }
-        add("error", text);
         return;
       }
       add("assistant", result.body.reply, result.body.references);
+      announce(result.body.reply);
       history.push({ role: "user", content: message });
       history.push({ role: "assistant", content: result.body.reply.slice(0, 4000) });
-      var left = result.body.creditsRemaining;
-      credits.textContent = left + (left === 1 ? " credit left" : " credits left");
+      showCredits(result.body.creditsRemaining);
     }).catch(function () {
-      add("error", "The assistant could not be reached.");
+      waiting.remove();
+      add("error", "The assistant could not be reached." + restore());
     }).then(function () {
-      form.querySelector("button").disabled = false;
+      setPending(false);
       input.focus();
     });
   });
   input.addEventListener("keydown", function (event) {
-    if (event.key === "Enter" && !event.shiftKey) {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
-      form.requestSubmit();
+      if (!pending) form.requestSubmit();
     }
   });
+
+  // beside the graph, the panel ends at the window's bottom so the question box stays in
+  // view however long the conversation; the log scrolls inside it
+  var wide = window.matchMedia("(min-width: 901px)");
+  function fit() {
+    if (!wide.matches) { panel.style.removeProperty("--chat-room"); return; }
+    var top = panel.getBoundingClientRect().top + window.scrollY;
+    panel.style.setProperty("--chat-room", Math.max(320, window.innerHeight - top - 16) + "px");
+  }
+  fit();
+  window.addEventListener("resize", fit);
 })();
