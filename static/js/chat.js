@@ -114,9 +114,11 @@
   // the server's text as text and the way to more credits as a link
   function noCredits(message) {
     var text = document.createDocumentFragment();
-    text.appendChild(document.createTextNode(
-      message + " They refill on " + panel.getAttribute("data-credits-reset") +
-      "; a bigger plan has more ("));
+    var date = document.createElement("time");
+    date.textContent = panel.getAttribute("data-credits-reset");
+    text.appendChild(document.createTextNode(message + " They refill on "));
+    text.appendChild(date);
+    text.appendChild(document.createTextNode("; a bigger plan has more ("));
     var link = document.createElement("a");
     link.href = "/settings/billing/";
     link.textContent = "Settings, Billing";

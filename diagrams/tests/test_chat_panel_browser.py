@@ -1,0 +1,286 @@
+"""The assistant's chat panel in a real browser, as a member uses it: one question at a time
+(one request, one credit), chips named whatever the graph shows, a visible wait, a question
+that survives an error, the way to more credits, what a screen reader hears, a form that
+stays on screen, a cited entity that brings the graph into view on a phone, and the length
+limit said out loud."""
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.services import session_start
+from billing.services import ai_credits_spend
+from conftest import requires_chromium
+from diagrams.tests.helpers import new_project, new_service
+
+pytestmark = [
+    pytest.mark.browser,
+    requires_chromium,
+]
+
+LAPTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+CHAT = "**/ai/chat"
+
+
+@pytest.fixture
+def shop(live_server, factory):
+    """A member of "acme" with a project of four services over three topics, each service
+    with an owner: comms owns Notifier and Mailer, far from Checkout and Fraud Check."""
+    org = factory.org("acme")
+    membership = factory.member(org, role="admin")
+    client = factory.member_client(membership, enforce_csrf=False)
+    project = new_project(client, "Shop")
+    for body in (
+        {"name": "Checkout", "owner": "storefront", "produces": [{"name": "orders.placed"}]},
+        {
+            "name": "Fraud Check",
+            "owner": "risk",
+            "category": "security",
+            "consumes": [{"name": "orders.placed"}],
+            "produces": [{"name": "fraud.verdicts"}],
+        },
+        {"name": "Notifier", "owner": "comms", "produces": [{"name": "emails.requested"}]},
+        {"name": "Mailer", "owner": "comms", "consumes": [{"name": "emails.requested"}]},
+    ):
+        new_service(client, project, body)
+    return {
+        "url": live_server.url,
+        "org": org,
+        "project": project,
+        "session": session_start(membership=membership),
+    }
+
+
+@pytest.fixture
+def open_page(browser, shop):
+    contexts = []
+
+    def open_(viewport=LAPTOP):
+        context = browser.new_context(viewport=viewport)
+        context.add_cookies([{"name": "__session", "value": shop["session"], "url": shop["url"]}])
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(f"{shop['url']}/projects/{shop['project']}/")
+        expect(page.locator(".graph-stage g.node").first).to_be_visible()
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+def chat_posts(page) -> list:
+    """The chat requests the page sends, as they leave the browser."""
+    sent = []
+    page.on(
+        "request",
+        lambda request: (
+            sent.append(request)
+            if request.method == "POST" and request.url.endswith("/ai/chat")
+            else None
+        ),
+    )
+    return sent
+
+
+def hold_replies(page) -> list:
+    """Chat requests wait at the network's edge until the test lets them go on."""
+    held = []
+    page.route(CHAT, lambda route: held.append(route))
+    return held
+
+
+def ask(page, question: str, answers: int):
+    page.fill("#chat-input", question)
+    page.press("#chat-input", "Enter")
+    expect(page.locator(".chat-assistant")).to_have_count(answers)
+
+
+def test_enter_while_a_reply_is_pending_sends_nothing_and_spends_nothing(open_page):
+    page = open_page()
+    sent = chat_posts(page)
+    held = hold_replies(page)
+    page.fill("#chat-input", "who consumes orders placed?")
+    page.press("#chat-input", "Enter")
+    expect(page.locator("[data-chat-form] button")).to_be_disabled()
+    # the next question typed while waiting: Enter, twice, and the Ask button do nothing
+    page.fill("#chat-input", "and what breaks if checkout fails?")
+    page.press("#chat-input", "Enter")
+    page.press("#chat-input", "Enter")
+    page.locator("[data-chat-form] button").click(force=True)
+    page.wait_for_timeout(300)
+    assert len(sent) == 1 and len(held) == 1
+    held.pop().continue_()
+    expect(page.locator(".chat-assistant .chat-text")).to_have_text(
+        "Fraud Check consumes orders.placed."
+    )
+    expect(page.locator("[data-chat-credits]")).to_have_text("49 credits left")
+    expect(page.locator(".chat-user")).to_have_count(1)
+    # the second question waited in the box; sent now, it carries the first turn
+    expect(page.locator("#chat-input")).to_have_value("and what breaks if checkout fails?")
+    page.unroute(CHAT)
+    page.press("#chat-input", "Enter")
+    expect(page.locator(".chat-assistant")).to_have_count(2)
+    expect(page.locator("[data-chat-credits]")).to_have_text("48 credits left")
+    assert len(sent) == 2
+    history = json.loads(sent[1].post_data)["history"]
+    assert [turn["role"] for turn in history] == ["user", "assistant"]
+    assert history[0]["content"] == "who consumes orders placed?"
+
+
+def test_chips_show_names_when_the_graph_does_not_draw_them(open_page):
+    page = open_page()
+    ask(page, "what does comms own?", 1)
+    owner_chip = page.locator(".chat-assistant .chip", has_text="comms")
+    expect(owner_chip).to_have_text("comms")
+    owner_chip.click()
+    expect(page.locator("[data-focus-name]")).to_have_text("comms")
+    nodes = page.locator(".graph-stage g.node")
+    expect(nodes).to_have_count(3)  # Notifier, Mailer and emails.requested
+    expect(
+        page.locator('.graph-stage g.node[data-entity-id="service--fraud-check"]')
+    ).to_have_count(0)
+    ask(page, "who consumes orders placed?", 2)
+    chips = page.locator(".chat-assistant").last.locator(".chip")
+    expect(chips).to_have_text(["orders.placed", "Fraud Check"])
+    chips.last.click()
+    expect(page.locator("[data-focus-name]")).to_have_text("Fraud Check")
+
+
+def test_a_pending_reply_shows_thinking_and_a_disabled_button_until_it_arrives(open_page):
+    page = open_page()
+    ask_button = page.locator("[data-chat-form] button")
+    color = "b => getComputedStyle(b).backgroundColor"
+    enabled_color = ask_button.evaluate(color)
+    held = hold_replies(page)
+    page.fill("#chat-input", "who owns fraud check?")
+    ask_button.click()
+    page.mouse.move(0, 0)  # not hovered: the colour is the button's own
+    pending = page.locator(".chat-log .chat-pending")
+    expect(pending).to_have_text("Thinking…")
+    expect(page.locator("[data-chat-log]")).to_have_attribute("aria-busy", "true")
+    expect(ask_button).to_be_disabled()
+    assert ask_button.evaluate(color) != enabled_color
+    assert ask_button.evaluate("b => getComputedStyle(b).cursor") == "not-allowed"
+    page.wait_for_timeout(100)
+    held.pop().continue_()
+    expect(page.locator(".chat-assistant .chat-text")).to_have_text("Fraud Check is owned by risk.")
+    expect(pending).to_have_count(0)
+    expect(page.locator("[data-chat-log]")).not_to_have_attribute("aria-busy", "true")
+    expect(ask_button).to_be_enabled()
+    assert ask_button.evaluate(color) == enabled_color
+
+
+def test_a_failed_request_gives_the_question_back(open_page):
+    page = open_page()
+    page.route(CHAT, lambda route: route.abort("connectionrefused"))
+    page.fill("#chat-input", "what breaks if checkout fails?")
+    page.press("#chat-input", "Enter")
+    error = page.locator(".chat-error")
+    expect(error).to_contain_text("could not be reached")
+    expect(error).to_have_attribute("role", "alert")
+    expect(page.locator(".chat-pending")).to_have_count(0)
+    expect(page.locator("#chat-input")).to_have_value("what breaks if checkout fails?")
+    page.unroute(CHAT)
+    page.press("#chat-input", "Enter")  # sent again as it was
+    expect(page.locator(".chat-assistant")).to_contain_text("If Checkout fails")
+    expect(page.locator("#chat-input")).to_have_value("")
+    expect(page.locator("[data-chat-credits]")).to_have_text("49 credits left")
+
+
+def test_with_no_credits_the_panel_says_so_and_links_to_billing(open_page, shop):
+    ai_credits_spend(organization=shop["org"], amount=50)
+    page = open_page()
+    expect(page.locator("[data-chat-credits]")).to_have_text("0 credits left")
+    notice = page.locator("[data-chat-out]")
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("no AI credits left until 20")
+    expect(notice.get_by_role("link", name="Settings, Billing")).to_have_attribute(
+        "href", "/settings/billing/"
+    )
+    # the box stays usable (a plan changed in another tab adds credits at once); asking
+    # anyway says why nothing happened and keeps the question
+    page.fill("#chat-input", "who owns fraud check?")
+    page.press("#chat-input", "Enter")
+    error = page.locator(".chat-error")
+    expect(error).to_contain_text("No AI credits left. They refill on 20")
+    link = error.get_by_role("link", name="Settings, Billing")
+    expect(link).to_have_attribute("href", "/settings/billing/")
+    expect(page.locator("#chat-input")).to_have_value("who owns fraud check?")
+    link.click()
+    expect(page).to_have_url(f"{shop['url']}/settings/billing/")
+
+
+def test_credits_running_out_during_the_conversation_show_the_notice(open_page, shop):
+    ai_credits_spend(organization=shop["org"], amount=49)
+    page = open_page()
+    expect(page.locator("[data-chat-out]")).to_be_hidden()
+    ask(page, "who owns fraud check?", 1)
+    expect(page.locator("[data-chat-credits]")).to_have_text("0 credits left")
+    expect(page.locator("[data-chat-out]")).to_be_visible()
+
+
+def test_a_screen_reader_hears_the_reply_and_the_credits_not_the_question(open_page):
+    page = open_page()
+    log = page.locator("[data-chat-log]")
+    assert log.get_attribute("aria-live") is None
+    assert log.get_attribute("role") != "log"
+    ask(page, "who consumes orders placed?", 1)
+    said = page.locator("[data-chat-said]")
+    expect(said).to_have_attribute("aria-live", "polite")
+    expect(said).to_have_text("Fraud Check consumes orders.placed.")
+    credits = page.locator("[data-chat-credits]")
+    expect(credits).to_have_attribute("aria-live", "polite")
+    expect(credits).to_have_text("49 credits left")
+    # neither the question nor the chips are inside a live region
+    in_live_region = "e => !!e.closest('[aria-live], [role=alert], [role=status], [role=log]')"
+    assert page.locator(".chat-user").evaluate(in_live_region) is False
+    assert page.locator(".chat-assistant .chip").first.evaluate(in_live_region) is False
+
+
+def test_the_question_box_stays_on_screen_as_answers_pile_up(open_page):
+    page = open_page(LAPTOP)
+    questions = [
+        "summary",
+        "what breaks if checkout fails?",
+        "what changed in the last 7 days?",
+        "who consumes orders placed?",
+        "what does comms own?",
+    ]
+    for count, question in enumerate(questions, start=1):
+        ask(page, question, count)
+        for control in ("#chat-input", "[data-chat-form] button", "[data-chat-credits]"):
+            expect(page.locator(control)).to_be_in_viewport(ratio=1)
+        expect(page.locator(".chat-assistant").last).to_be_in_viewport()
+    box = page.locator("[data-chat]").bounding_box()
+    assert box["y"] + box["height"] <= LAPTOP["height"]
+    assert page.evaluate("window.scrollY") == 0
+    log = page.locator("[data-chat-log]")
+    assert log.evaluate("l => l.scrollHeight > l.clientHeight")  # it scrolls inside the panel
+
+
+def test_on_a_phone_a_cited_entity_brings_the_graph_into_view(open_page):
+    page = open_page(PHONE)
+    ask(page, "who consumes orders placed?", 1)
+    stage = page.locator(".graph-stage")
+    page.locator("[data-chat]").evaluate("chat => chat.scrollIntoView({block: 'start'})")
+    expect(stage).not_to_be_in_viewport()
+    page.locator(".chat-assistant .chip", has_text="Fraud Check").click()
+    expect(stage).to_be_in_viewport(ratio=0.5)
+    expect(page.locator("[data-focus-name]")).to_have_text("Fraud Check")
+
+
+def test_a_long_paste_says_where_the_limit_is(open_page):
+    page = open_page()
+    hint = page.locator("[data-chat-length]")
+    expect(hint).to_have_text("")
+    page.fill("#chat-input", "x" * 3700)
+    expect(hint).to_have_text("3700 of 4000 characters at most.")
+    page.fill("#chat-input", "")
+    page.locator("#chat-input").focus()
+    page.keyboard.insert_text("y" * 5000)  # what a paste types
+    expect(page.locator("#chat-input")).to_have_js_property("value", "y" * 4000)
+    expect(hint).to_have_text("4000 characters at most: the rest is cut off.")
+    expect(page.locator("#chat-input")).to_have_attribute("aria-describedby", "chat-length")
