@@ -1,4 +1,10 @@
+import json
+
+from django import forms
 from django.contrib import admin
+from django.db.models import F
+from django.db.models.functions import Greatest
+from django.utils.html import format_html
 
 from archsvc.admin_base import ReadOnlyAdmin, SupportAdmin
 from billing.models import AiCredits, Subscription, WebhookEvent
@@ -25,15 +31,40 @@ class SubscriptionAdmin(ReadOnlyAdmin):
     list_select_related = ["organization"]
 
 
+class AiCreditsForm(forms.ModelForm):
+    add = forms.IntegerField(
+        label="Add credits",
+        initial=0,
+        min_value=-1_000_000,
+        max_value=1_000_000,
+        help_text="Added to what is left when saved (negative takes away, never below zero); "
+        "credits members spend meanwhile stay spent.",
+    )
+
+    class Meta:
+        model = AiCredits
+        fields = []
+
+
 @admin.register(AiCredits)
 class AiCreditsAdmin(SupportAdmin):
     """An operator may give an organization more credits this month (never below zero: a
-    database constraint); the row itself is the app's."""
+    database constraint); the row itself is the app's. Credits are added, not set: a number
+    typed over `remaining` would give back whatever members spent while the page was open."""
 
+    form = AiCreditsForm
     list_display = ["organization", "remaining", "resets_at"]
     search_fields = ["organization__slug"]
     list_select_related = ["organization"]
-    readonly_fields = ["organization"]
+    readonly_fields = ["organization", "remaining", "resets_at"]
+    fields = ["organization", "remaining", "resets_at", "add"]
+
+    def save_model(self, request, obj, form, change):
+        added = form.cleaned_data.get("add") or 0
+        if added:
+            AiCredits.objects.filter(pk=obj.pk).update(
+                remaining=Greatest(F("remaining") + added, 0)
+            )
 
     def has_add_permission(self, request):
         return False
@@ -55,6 +86,26 @@ class WebhookEventAdmin(ReadOnlyAdmin):
         "received_at",
     ]
     list_filter = ["outcome", "event_type"]
-    search_fields = ["event_id"]
+    search_fields = ["event_id", "organization__slug"]
     list_select_related = ["organization"]
     ordering = ["-received_at"]
+    date_hierarchy = "received_at"
+    fields = [
+        "event_id",
+        "event_type",
+        "organization",
+        "outcome",
+        "occurred_at",
+        "received_at",
+        "payload_pretty",
+    ]
+    readonly_fields = fields
+
+    @admin.display(description="payload")
+    def payload_pretty(self, obj):
+        """As the provider sent it, indented (refused deliveries are not recorded: they are in
+        the logs, logger `archsvc.billing`)."""
+        return format_html(
+            '<pre style="white-space: pre-wrap; margin: 0">{}</pre>',
+            json.dumps(obj.payload, indent=2, ensure_ascii=False, sort_keys=True),
+        )

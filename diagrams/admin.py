@@ -1,14 +1,27 @@
 from django.contrib import admin
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.http import urlencode
 
-from archsvc.admin_base import ReadOnlyAdmin, SupportAdmin
+from archsvc.admin_base import NoBulkDeleteMixin, ReadOnlyAdmin, SupportAdmin
 from diagrams.models import Pin, Project, PublicShareToken, Service, ServiceSnapshot
 
 
+def _links(pages) -> str:
+    return format_html_join(
+        " · ",
+        '<a href="/admin/{}/?{}">{}</a>',
+        ((page, urlencode(query), label) for page, query, label in pages),
+    )
+
+
 @admin.register(Project)
-class ProjectAdmin(SupportAdmin):
+class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
     """Projects are made in the app or the API (its id, plan limit and creator); here an
-    operator renames, describes, archives or deletes one, within its organization."""
+    operator renames, describes, archives or deletes one, within its organization. A delete
+    takes the project's services, their whole history, pins and share link, as in the app
+    (whose history rows are otherwise never deleted here); its confirmation counts them."""
 
     list_display = [
         "id",
@@ -24,6 +37,7 @@ class ProjectAdmin(SupportAdmin):
     readonly_fields = [
         "id",
         "organization",
+        "related",
         "service_count",
         "created_by",
         "created_by_type",
@@ -38,12 +52,55 @@ class ProjectAdmin(SupportAdmin):
     def has_add_permission(self, request):
         return False
 
+    @admin.display(description="Its records")
+    def related(self, obj):
+        if obj is None or not obj.pk:
+            return "-"
+        return _links(
+            [
+                ("diagrams/service", {"project__exact": obj.pk}, "services"),
+                ("diagrams/servicesnapshot", {"project__exact": obj.pk}, "history (snapshots)"),
+                ("diagrams/publicsharetoken", {"project__exact": obj.pk}, "share link"),
+                ("diagrams/pin", {"project__exact": obj.pk}, "pins"),
+            ]
+        )
+
     def save_model(self, request, obj, form, change):
-        """An operator's edit is a write like any other: it moves `updated_at`, so renders
-        and ETags of the old name are not served again."""
-        if change:
+        """An operator's edit is a write like any other: it moves `updated_at` (so renders
+        and ETags of the old name are not served again) and says who made it. A save that
+        changes nothing moves nothing."""
+        if change and form.has_changed():
             obj.updated_at = timezone.now()
+            obj.updated_by = f"operator {request.user.get_username()}"[:254]
+            obj.updated_by_type = "MEMBER"
         super().save_model(request, obj, form, change)
+
+    def get_deleted_objects(self, objs, request):
+        """The confirmation says what goes, counted (Django would list every snapshot, one
+        line each: thousands for a real project), and is not refused for the history rows,
+        which go with their project as they do in the app."""
+        projects = list(objs)
+        ids = [p.pk for p in projects]
+        services = Service.objects.filter(project_id__in=ids).count()
+        snapshots = ServiceSnapshot.objects.filter(project_id__in=ids).count()
+        pins = Pin.objects.filter(project_id__in=ids).count()
+        shares = PublicShareToken.objects.filter(project_id__in=ids).count()
+        summary = [
+            format_html("Project “{}” ({}) of {}", p.name, p.pk, p.organization.slug)
+            for p in projects
+        ]
+        summary.append(
+            f"{services} service(s) and their whole history: {snapshots} snapshot(s); "
+            f"{pins} pin(s); {shares} share link(s)"
+        )
+        counts = {
+            "projects": len(projects),
+            "services": services,
+            "service snapshots": snapshots,
+            "pins": pins,
+            "share links": shares,
+        }
+        return summary, counts, set(), []
 
 
 @admin.register(Pin)
@@ -55,10 +112,38 @@ class PinAdmin(ReadOnlyAdmin):
 
 @admin.register(Service)
 class ServiceAdmin(ReadOnlyAdmin):
-    list_display = ["id", "project", "created_by", "created_at"]
+    """A service's identity; what it is now and was is in its snapshots (linked)."""
+
+    list_display = ["id", "current", "project", "created_by", "created_at"]
     search_fields = ["id", "project__id", "created_by"]
     list_select_related = ["project"]
     ordering = ["-created_at"]
+    readonly_fields = ["current", "history"]
+
+    def get_queryset(self, request):
+        """Each row's latest snapshot, in the same query (no query per row)."""
+        latest = ServiceSnapshot.objects.filter(service_id=OuterRef("pk"), valid_until__isnull=True)
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                now_name=Subquery(latest.values("name")[:1]),
+                now_slug=Subquery(latest.values("slug")[:1]),
+                now_deleted=Subquery(latest.values("deleted")[:1]),
+            )
+        )
+
+    @admin.display(description="now")
+    def current(self, obj):
+        if getattr(obj, "now_slug", None) is None:
+            return "-"
+        if obj.now_deleted:
+            return format_html("{} ({}) <strong>deleted</strong>", obj.now_name, obj.now_slug)
+        return format_html("{} ({})", obj.now_name, obj.now_slug)
+
+    @admin.display(description="history")
+    def history(self, obj):
+        return _links([("diagrams/servicesnapshot", {"service__exact": obj.pk}, "its snapshots")])
 
 
 @admin.register(ServiceSnapshot)
@@ -87,7 +172,7 @@ class PublicShareTokenAdmin(SupportAdmin):
     link and can revoke it (delete), never make one or point it at another project."""
 
     list_display = ["project", "token", "created_by", "created_at"]
-    search_fields = ["project__id", "token"]
+    search_fields = ["project__id", "project__name", "project__organization__slug", "token"]
     readonly_fields = ["project", "token", "created_at", "created_by", "created_by_type"]
     list_select_related = ["project"]
 

@@ -1,0 +1,234 @@
+"""What operators do in Django admin, found by a review of it in a browser: each record
+link shows one organization's rows only; a password set by an operator ends the user's
+sessions; keys are revoked with an action and never made a 500 by a name; a project's
+delete says what goes, counted; credits are added, not overwritten; nothing that other
+systems key on (an organization's slug, an invitation's time) is edited by accident."""
+
+import re
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from accounts.models import ApiKey, AuthSession, Membership, Organization, User
+from accounts.services import session_start
+from billing.models import AiCredits, WebhookEvent
+from billing.services import ai_credits_current, ai_credits_spend
+from diagrams.models import Pin, Project, PublicShareToken, Service, ServiceSnapshot
+from diagrams.tests.helpers import new_project, new_service, put
+
+
+@pytest.fixture
+def operator(db):
+    user = User.objects.create_superuser(email="op@example.com", password="op-password-1")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def listed(response) -> list[str]:
+    """The primary keys of a changelist's rows."""
+    return [str(row.pk) for row in response.context["cl"].result_list]
+
+
+def test_an_organizations_links_show_its_rows_only(operator, factory):
+    acme, acme50 = factory.org("acme-5"), factory.org("acme-50")
+    for org in (acme, acme50):
+        api = factory.key_client(org, "ci")
+        new_project(api, f"Shop of {org.slug}")
+        session_start(membership=factory.member(org))
+    page = operator.get(f"/admin/accounts/organization/{acme.pk}/change/").content.decode()
+    links = dict(
+        (label, href.replace("&amp;", "&"))
+        for href, label in re.findall(r'<a href="(/admin/[^"]+\?[^"]+)">([^<]+)</a>', page)
+    )
+    assert set(links) >= {"projects", "API keys", "sessions", "AI credits", "webhook events"}
+    for label in ("projects", "API keys", "sessions"):
+        rows = listed(operator.get(links[label]))
+        assert len(rows) == 1, (label, rows)
+    projects = operator.get(links["projects"]).content.decode()
+    assert "Shop of acme-5" in projects and "Shop of acme-50" not in projects
+    # the page sums the organization up: plan, projects, credits
+    assert "free plan · 1 of 3 projects · AI credits:" in page
+
+
+def test_an_organizations_slug_is_not_edited_here(operator, factory):
+    org = factory.org("acme")
+    admin = factory.member(org, role="admin")
+    response = operator.post(
+        f"/admin/accounts/organization/{org.pk}/change/",
+        {
+            "slug": "renamed",
+            "name": "Acme Inc",
+            "memberships-TOTAL_FORMS": "1",
+            "memberships-INITIAL_FORMS": "1",
+            "memberships-0-id": admin.pk,
+            "memberships-0-organization": org.pk,
+            "memberships-0-user": admin.user_id,
+            "memberships-0-role": "admin",
+            "memberships-0-invited_at_0": "2001-01-01",
+            "memberships-0-invited_at_1": "00:00:00",
+        },
+    )
+    errors = response.context and [
+        response.context["inline_admin_formsets"][0].formset.non_form_errors(),
+        response.context["errors"],
+    ]
+    assert response.status_code == 302, (response.context["adminform"].form.errors, errors)
+    org.refresh_from_db()
+    assert (org.slug, org.name) == ("acme", "Acme Inc")
+    admin.refresh_from_db()
+    assert admin.invited_at is None  # an invitation's time is the app's, not typed here
+
+
+def test_a_password_set_by_an_operator_ends_the_users_sessions(operator, factory):
+    org = factory.org("acme")
+    membership = factory.member(org, email="ada@example.com")
+    token = session_start(membership=membership)
+    member = Client()
+    member.cookies["__session"] = token
+    assert member.get("/settings/").status_code == 200
+    response = operator.post(
+        f"/admin/accounts/user/{membership.user_id}/password/",
+        {"password1": "a-new-strong-password-9", "password2": "a-new-strong-password-9"},
+        follow=True,
+    )
+    assert "session(s) of this user in the app were ended" in response.content.decode()
+    assert not AuthSession.objects.filter(ended_at__isnull=True).exists()
+    assert member.get("/settings/").status_code == 302  # back to the log-in
+
+
+def test_keys_are_revoked_by_an_action_and_a_taken_name_is_a_form_error(operator, factory):
+    org = factory.org("acme")
+    token = factory.key(org, "deploy")
+    factory.key(org, "ci")
+    key = ApiKey.objects.get(name="deploy")
+    changelist = operator.get("/admin/accounts/apikey/")
+    actions = [v for v, _ in changelist.context["action_form"].fields["action"].choices]
+    assert "revoke_keys" in actions and "delete_selected" not in actions
+    # renamed onto another active key's name: said on the form, not a 500
+    response = operator.post(f"/admin/accounts/apikey/{key.pk}/change/", {"name": "ci"})
+    assert response.status_code == 200
+    assert "An active API key of this organization has this name." in response.content.decode()
+    # expiry and revocation are not typed (the token carries its expiry)
+    operator.post(
+        f"/admin/accounts/apikey/{key.pk}/change/",
+        {"name": "deploy", "expires_at_0": "2999-01-01", "expires_at_1": "00:00:00"},
+    )
+    key.refresh_from_db()
+    assert key.expires_at is None and key.revoked_at is None
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert client.get("/v1/limits").status_code == 200
+    operator.post(
+        "/admin/accounts/apikey/", {"action": "revoke_keys", "_selected_action": [key.pk]}
+    )
+    key.refresh_from_db()
+    assert key.revoked_at is not None
+    assert client.get("/v1/limits").status_code == 401
+    assert ApiKey.objects.get(name="ci").revoked_at is None
+
+
+def test_sessions_are_ended_by_an_action(operator, factory):
+    org = factory.org("acme")
+    session_start(membership=factory.member(org))
+    session = AuthSession.objects.get()
+    operator.post(
+        "/admin/accounts/authsession/", {"action": "end_sessions", "_selected_action": [session.pk]}
+    )
+    session.refresh_from_db()
+    assert session.ended_at is not None
+    live = operator.get("/admin/accounts/authsession/?ended_at__isempty=1")
+    assert listed(live) == []
+
+
+def test_a_projects_delete_counts_what_goes_and_takes_it(operator, factory):
+    org = factory.org("acme")
+    api = factory.key_client(org, "ci")
+    project = new_project(api, "Shop")
+    new_service(api, project, {"name": "Checkout"})
+    put(api, f"/v1/projects/{project}/services/checkout", {"description": "v2"})
+    new_service(api, project, {"name": "Billing"})
+    api.post(f"/v1/projects/{project}/public-share-token")
+    form = operator.get("/admin/diagrams/project/").context["action_form"]
+    assert form is None or "delete_selected" not in dict(form.fields["action"].choices)
+    page = operator.get(f"/admin/diagrams/project/{project}/delete/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "2 service(s) and their whole history: 3 snapshot(s)" in html
+    assert "permission" not in html.lower().split("<body", 1)[1].split("</h1>", 1)[1][:2000]
+    operator.post(f"/admin/diagrams/project/{project}/delete/", {"post": "yes"})
+    assert not Project.objects.filter(pk=project).exists()
+    assert not Service.objects.exists() and not ServiceSnapshot.objects.exists()
+    assert not PublicShareToken.objects.exists() and not Pin.objects.exists()
+
+
+def test_a_rename_here_says_who_and_a_save_of_nothing_moves_nothing(operator, factory):
+    org = factory.org("acme")
+    project = new_project(factory.key_client(org, "ci"), "Shop")
+    before = Project.objects.get(pk=project)
+    url = f"/admin/diagrams/project/{project}/change/"
+    operator.post(url, {"name": "Shop", "description": before.description})
+    unchanged = Project.objects.get(pk=project)
+    assert unchanged.updated_at == before.updated_at and unchanged.updated_by == "ci"
+    operator.post(url, {"name": "Webshop", "description": before.description})
+    renamed = Project.objects.get(pk=project)
+    assert renamed.name == "Webshop" and renamed.updated_at > before.updated_at
+    assert renamed.updated_by == "operator op@example.com"
+
+
+def test_a_services_page_says_what_it_is_now_and_links_its_history(operator, factory):
+    org = factory.org("acme")
+    api = factory.key_client(org, "ci")
+    project = new_project(api, "Shop")
+    new_service(api, project, {"name": "Checkout"})
+    new_service(api, project, {"name": "Gone"})
+    api.delete(f"/v1/projects/{project}/services/gone")
+    page = operator.get(f"/admin/diagrams/service/?project__exact={project}").content.decode()
+    assert "Checkout (checkout)" in page and "Gone (gone) <strong>deleted</strong>" in page
+    gone = ServiceSnapshot.objects.filter(slug="gone").first().service_id
+    detail = operator.get(f"/admin/diagrams/service/{gone}/change/").content.decode()
+    assert f"/admin/diagrams/servicesnapshot/?service__exact={gone}" in detail
+    history = operator.get(f"/admin/diagrams/servicesnapshot/?service__exact={gone}")
+    assert len(listed(history)) == 2  # created, deleted
+
+
+def test_credits_are_added_not_overwritten(operator, factory):
+    org = factory.org("acme")
+    credits = ai_credits_current(organization=org)
+    start = credits.remaining
+    page = operator.get(f"/admin/billing/aicredits/{credits.pk}/change/")  # the form opens
+    assert page.status_code == 200
+    ai_credits_spend(organization=org, amount=3)  # a member asks while the page is open
+    operator.post(f"/admin/billing/aicredits/{credits.pk}/change/", {"add": "100"})
+    assert AiCredits.objects.get(pk=credits.pk).remaining == start - 3 + 100
+    operator.post(f"/admin/billing/aicredits/{credits.pk}/change/", {"add": "-100000"})
+    assert AiCredits.objects.get(pk=credits.pk).remaining == 0
+
+
+def test_webhook_events_are_found_by_organization_and_read_indented(operator, factory):
+    org, other = factory.org("acme"), factory.org("globex")
+    for index, owner in enumerate((org, other)):
+        WebhookEvent.objects.create(
+            event_id=f"evt_{index}",
+            event_type="subscription.updated",
+            occurred_at=timezone.now(),
+            outcome="applied",
+            payload={"data": {"status": "active", "custom_data": {"organization": owner.slug}}},
+            organization=owner,
+        )
+    found = operator.get("/admin/billing/webhookevent/?q=globex").content.decode()
+    assert "evt_1" in found and "evt_0" not in found
+    event = WebhookEvent.objects.get(event_id="evt_1")
+    detail = operator.get(f"/admin/billing/webhookevent/{event.pk}/change/").content.decode()
+    assert "<pre" in detail and "  &quot;data&quot;: {\n    &quot;custom_data&quot;" in detail
+
+
+def test_membership_rows_keep_their_dates(operator, factory):
+    org = factory.org("acme")
+    admin = factory.member(org, role="admin")
+    invited = timezone.now().replace(microsecond=123456)
+    Membership.objects.filter(pk=admin.pk).update(invited_at=invited)
+    page = operator.get(f"/admin/accounts/organization/{org.pk}/change/").content.decode()
+    assert 'name="memberships-0-invited_at' not in page  # shown, not an input
+    assert Organization.objects.get(pk=org.pk).slug == "acme"
+    assert Membership.objects.get(pk=admin.pk).invited_at == invited
