@@ -278,7 +278,14 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "archsvc API",
     "DESCRIPTION": "Architecture diagrams of microservices: projects, services with full "
-    "history, graph renderings, sharing, billing and the assistant.",
+    "history, graph renderings, sharing, billing and the assistant.\n\n"
+    "**Authentication.** Scripts and CI jobs send `Authorization: Bearer <API key>`; an "
+    "admin of the organization makes keys in the app under Settings, API keys (or "
+    "`manage.py create_api_key`). On this page, *Try it out* uses your log-in to the app "
+    "when you are logged in; otherwise choose *Authorize* and paste a key.\n\n"
+    "Errors are one JSON shape (`status`, `code`, `message`, and `violations` naming each "
+    "bad field); a 429 says when to retry in `Retry-After`.\n\n"
+    "[← Back to archsvc](/)",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
