@@ -2,6 +2,8 @@
 than the screen, wide tables scroll inside their own box, the header says which organization
 the member is in, and long one-word names break instead of widening the page."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -208,5 +210,18 @@ def test_the_members_table_scrolls_to_its_remove_button_on_a_phone(browser, shop
     remove = page.get_by_role("button", name="Remove")
     remove.scroll_into_view_if_needed()
     expect(remove).to_be_in_viewport()
+    assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
+    context.close()
+
+
+def test_the_share_link_takes_a_phones_width_so_its_token_shows(browser, shop):
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/share/")
+    link = page.locator("#share-page")
+    expect(link).to_have_value(re.compile(shop["token"]))
+    box = link.bounding_box()
+    assert box["width"] > 0.8 * PHONE["width"]
+    copy = page.get_by_role("button", name="Copy").first.bounding_box()
+    assert copy["y"] >= box["y"] + box["height"]  # Copy under it, not squeezing it
     assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
     context.close()
