@@ -1,6 +1,8 @@
 """The two authentication schemes of the API (CONTRACT 2): a bearer API key, or the
-`__session` cookie with Django's CSRF check on unsafe methods. Every refusal is the same
-401; which check failed is never said."""
+`__session` cookie with Django's CSRF check on unsafe methods. A refusal is 401 and says
+what the caller can fix, never which check a key failed: no credentials, a header not of
+the form `Bearer <key>`, a key not accepted (malformed, forged, unknown, expired and revoked
+alike), a session that ended."""
 
 from django.conf import settings
 from django.middleware.csrf import CsrfViewMiddleware
@@ -14,6 +16,9 @@ from accounts.tokens import InvalidToken
 from archsvc.api.errors import WWW_AUTHENTICATE
 
 SESSION_COOKIE = "__session"
+BAD_SCHEME = "Send the API key as `Authorization: Bearer <key>`."
+KEY_REFUSED = "The API key was not accepted: it is malformed, expired or revoked."
+SESSION_ENDED = "Your session has ended: log in again."
 
 
 class ApiKeyAuthentication(BaseAuthentication):
@@ -24,14 +29,14 @@ class ApiKeyAuthentication(BaseAuthentication):
         if header is None:
             return None
         if len(header) > settings.MAX_AUTH_HEADER_BYTES:
-            raise exceptions.AuthenticationFailed()
+            raise exceptions.AuthenticationFailed(KEY_REFUSED, code="explained")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            raise exceptions.AuthenticationFailed()
+            raise exceptions.AuthenticationFailed(BAD_SCHEME, code="explained")
         try:
             actor = self.actor(request, token.strip())
         except InvalidToken:
-            raise exceptions.AuthenticationFailed() from None
+            raise exceptions.AuthenticationFailed(KEY_REFUSED, code="explained") from None
         return actor, None
 
     @staticmethod
@@ -61,7 +66,7 @@ class SessionCookieAuthentication(BaseAuthentication):
         try:
             session = session_lookup(token=token)
         except InvalidToken:
-            raise exceptions.AuthenticationFailed() from None
+            raise exceptions.AuthenticationFailed(SESSION_ENDED, code="explained") from None
         self._enforce_csrf(request)
         if session_needs_touch(session=session):
             request._request.archsvc_session_refresh = session_touch(session=session)

@@ -1,6 +1,7 @@
-"""Bearer API keys: every kind of bad credential is the same 401, a good key works. Each check
-runs on a route without a project and on a project route, where the key and the project are
-read in one query (diagrams/api/base.py)."""
+"""Bearer API keys: every kind of bad key is the same 401 (which check it failed is never
+said), a header of the wrong form or no credentials are told what to send, a good key
+works. Each check runs on a route without a project and on a project route, where the key
+and the project are read in one query (diagrams/api/base.py)."""
 
 import base64
 import json
@@ -15,12 +16,18 @@ from accounts.models import ApiKey
 from accounts.services import api_key_revoke, session_start
 from accounts.tokens import api_key_token_encode
 
-UNAUTHORIZED = {"status": 401, "code": "unauthorized", "message": "Authentication required."}
+KEY_REFUSED = "The API key was not accepted: it is malformed, expired or revoked."
+BAD_SCHEME = "Send the API key as `Authorization: Bearer <key>`."
+SESSION_ENDED = "Your session has ended: log in again."
+NO_CREDENTIALS = (
+    "Authentication required: send `Authorization: Bearer <API key>` "
+    "(an organization's admin makes keys under Settings, API keys)."
+)
 
 
-def assert_unauthorized(response):
+def assert_unauthorized(response, message=KEY_REFUSED):
     assert response.status_code == 401
-    assert response.json() == UNAUTHORIZED
+    assert response.json() == {"status": 401, "code": "unauthorized", "message": message}
     assert response["WWW-Authenticate"].startswith("Bearer")
     assert response["Content-Type"] == "application/json"
 
@@ -53,23 +60,23 @@ def test_valid_key_reads_limits(api):
 
 
 def test_no_credentials_is_401(route):
-    assert_unauthorized(Client().get(route))
+    assert_unauthorized(Client().get(route), NO_CREDENTIALS)
 
 
 @pytest.mark.parametrize(
-    "header",
+    "header, message",
     [
-        "Bearer",
-        "Bearer ",
-        "Bearer garbage",
-        "Bearer a.b.c",
-        "Basic dXNlcjpwYXNz",
-        "bearer " + "x" * 20,
-        "Token abc",
+        ("Bearer", BAD_SCHEME),
+        ("Bearer ", BAD_SCHEME),
+        ("Bearer garbage", KEY_REFUSED),
+        ("Bearer a.b.c", KEY_REFUSED),
+        ("Basic dXNlcjpwYXNz", BAD_SCHEME),
+        ("bearer " + "x" * 20, KEY_REFUSED),
+        ("Token abc", BAD_SCHEME),
     ],
 )
-def test_garbage_authorization_is_401(db, header, route):
-    assert_unauthorized(Client(HTTP_AUTHORIZATION=header).get(route))
+def test_garbage_authorization_is_401(db, header, message, route):
+    assert_unauthorized(Client(HTTP_AUTHORIZATION=header).get(route), message)
 
 
 def test_alg_none_is_401(factory, org, route):
@@ -136,7 +143,7 @@ def test_session_token_as_bearer_is_401(factory, org, route):
 def test_api_key_in_session_cookie_is_401(factory, org, route):
     client = Client()
     client.cookies["__session"] = factory.key(org)
-    assert_unauthorized(client.get(route))
+    assert_unauthorized(client.get(route), SESSION_ENDED)
 
 
 def test_oversized_authorization_header_is_401(route):
@@ -146,7 +153,7 @@ def test_oversized_authorization_header_is_401(route):
 def test_oversized_cookie_is_401(db):
     client = Client()
     client.cookies["__session"] = "a" * 20000
-    assert_unauthorized(client.get("/v1/limits"))
+    assert_unauthorized(client.get("/v1/limits"), SESSION_ENDED)
 
 
 def test_key_with_future_expiry_works(factory, org, route):

@@ -42,8 +42,14 @@ class InvalidBillingCycle(ApiError):
     status, code, message = 400, "invalid_billing_cycle", "billingCycle must be monthly or annual."
 
 
+NO_CREDENTIALS = (
+    "Authentication required: send `Authorization: Bearer <API key>` "
+    "(an organization's admin makes keys under Settings, API keys)."
+)
+
+
 class Unauthorized(ApiError):
-    status, code, message = 401, "unauthorized", "Authentication required."
+    status, code, message = 401, "unauthorized", NO_CREDENTIALS
 
 
 class PaymentRequired(ApiError):
@@ -238,8 +244,11 @@ def exception_handler(exc, context):
             wait = refused_rate_limit_hit(request, context.get("view"))
             if wait is not None:
                 return rate_limited_response(wait)
+        message = NO_CREDENTIALS
+        if isinstance(exc, drf.AuthenticationFailed) and exc.get_codes() == "explained":
+            message = str(exc.detail)  # what the caller can fix (accounts/authentication.py)
         return Response(
-            error_body(401, "unauthorized", "Authentication required."),
+            error_body(401, "unauthorized", message),
             status=401,
             headers={"WWW-Authenticate": WWW_AUTHENTICATE},
         )
