@@ -70,6 +70,12 @@ class GraphView(ProjectAPIView):
     @extend_schema(
         operation_id="getProjectGraph",
         tags=["graph"],
+        summary="The project's graph, laid out",
+        description="Nodes (services and topics, with their top-left `x`, `y` and size) and "
+        "edges (with their drawn `points`), as the SVG draws them. `filteredIds` focuses on "
+        "some entities and what lies within `depth` steps of them; a well-formed id that "
+        "matches nothing gives an empty graph. `at` draws any past state. The ETag changes "
+        "with every write to the project: poll with `If-None-Match`.",
         parameters=GRAPH_PARAMETERS,
         responses={200: ProjectGraphSerializer, **NOT_MODIFIED, **error_responses(400, 404)},
     )
@@ -81,6 +87,11 @@ class GraphMermaidView(ProjectAPIView):
     @extend_schema(
         operation_id="getProjectGraphMermaid",
         tags=["graph"],
+        summary="The project's graph as a Mermaid flowchart",
+        description="`flowchart LR`, one line per node (services are boxes, topics stadium "
+        "shapes), one per edge. Node ids are the entity ids with `--` written `__` "
+        "(`service__checkout` for `service--checkout`): Mermaid reads `--` inside an id as "
+        "the start of a link. Same query as the graph.",
         parameters=GRAPH_PARAMETERS,
         responses={
             (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR),
@@ -96,6 +107,9 @@ class GraphSvgView(ProjectAPIView):
     @extend_schema(
         operation_id="getProjectGraphSvg",
         tags=["graph"],
+        summary="The project's graph as an SVG image",
+        description="Drawn on the server: category colours, a legend, the project's name and "
+        "the moment shown. Same query as the graph.",
         parameters=GRAPH_PARAMETERS,
         responses={
             (200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.STR),

@@ -126,6 +126,10 @@ class ServiceListView(ProjectAPIView):
     @extend_schema(
         operation_id="createService",
         tags=["services"],
+        summary="Add a service",
+        description="The slug (the service's address) is made from the name; a name whose "
+        "slug another live service has is 409 `service_name_conflict`. Topics named in "
+        "`consumes` and `produces` need no creating: they exist because services name them.",
         parameters=[PROJECT_ID],
         request=ServiceCreateSerializer,
         responses={200: ServiceSerializer, **error_responses(400, 404, 409)},
@@ -154,6 +158,12 @@ class ServiceDetailView(ProjectAPIView):
     @extend_schema(
         operation_id="updateService",
         tags=["services"],
+        summary="Change a service (partial)",
+        description="Only the fields sent change: an omitted field keeps its value, `null` "
+        "clears `description`, `category`, `owner`, `flows` or `extras`; a list or `extras` "
+        "sent replaces the old one whole. A new `name` changes the slug (the old one is then "
+        "404). Every successful PUT is kept as a new snapshot in the history, even one that "
+        "changes nothing: a job that runs often can `GET` and compare first.",
         parameters=[PROJECT_ID, SLUG],
         request=ServiceUpdateSerializer,
         responses={200: ServiceSerializer, **error_responses(400, 404, 409)},
@@ -169,6 +179,8 @@ class ServiceDetailView(ProjectAPIView):
     @extend_schema(
         operation_id="deleteService",
         tags=["services"],
+        summary="Delete a service",
+        description="Its history stays (a tombstone snapshot ends it), and its name is free again.",
         parameters=[PROJECT_ID, SLUG],
         responses={204: None, **error_responses(404)},
     )

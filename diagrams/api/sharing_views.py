@@ -25,6 +25,12 @@ class PublicShareTokenView(APIView):
     @extend_schema(
         operation_id="createPublicShareToken",
         tags=["sharing"],
+        summary="Share the project, or replace its link",
+        description="Creates the project's share token, or **replaces** it: every link and "
+        "embed made with the old token stops working at once. A job that only needs the "
+        "project shared should `GET` first and create only on 404. Anyone holding the token "
+        "sees the graph, read-only, at `/share/<token>/` (a page), `/share/<token>/embed/` "
+        "(for an iframe) and `/share/<token>/graph.svg` (the image).",
         request=None,
         parameters=[PROJECT_ID],
         responses={200: PublicShareTokenSerializer, **error_responses(403, 404)},
@@ -36,6 +42,8 @@ class PublicShareTokenView(APIView):
     @extend_schema(
         operation_id="getPublicShareToken",
         tags=["sharing"],
+        summary="The project's share token, if it is shared",
+        description="404 `public_share_token_not_found` when the project is not shared.",
         parameters=[PROJECT_ID],
         responses={200: PublicShareTokenSerializer, **error_responses(404)},
     )
@@ -46,6 +54,8 @@ class PublicShareTokenView(APIView):
     @extend_schema(
         operation_id="deletePublicShareToken",
         tags=["sharing"],
+        summary="Stop sharing the project",
+        description="The share page, embed and SVG of the token answer 404 at once.",
         parameters=[PROJECT_ID],
         responses={204: None, **error_responses(403, 404)},
     )
