@@ -6,6 +6,7 @@ from rest_framework.response import Response
 
 from archsvc.api.body import read_body
 from archsvc.api.encoding import accepts_gzip, cached_response
+from archsvc.api.errors import ServiceNotFound
 from archsvc.api.pagination import page_envelope
 from archsvc.api.params import iso, query_at, query_int
 from archsvc.api.schema import IF_NONE_MATCH, NOT_MODIFIED, error_responses
@@ -143,6 +144,25 @@ class ServiceListView(ProjectAPIView):
         return Response(service_json(snapshot))
 
 
+def _missing(project, slug: str, at) -> ServiceNotFound:
+    """404 `service_not_found` naming the slug asked for and, for the current state, what
+    became of it: a script keyed on an old slug learns the new one."""
+    shown = slug.encode("utf-8", "replace").decode("utf-8")[:100]
+    if at is not None:
+        return ServiceNotFound(f"No service '{shown}' in this project at that time.")
+    renamed = selectors.service_renamed_from(project=project, slug=slug)
+    if renamed is not None:
+        return ServiceNotFound(
+            f"No service '{shown}': it was renamed, and is now '{renamed.slug}' ({renamed.name})."
+        )
+    deleted = selectors.service_deleted_as(project=project, slug=slug)
+    if deleted is not None:
+        return ServiceNotFound(
+            f"No service '{shown}': it was deleted at {iso(deleted.valid_from)}."
+        )
+    return ServiceNotFound(f"No service '{shown}' in this project.")
+
+
 class ServiceDetailView(ProjectAPIView):
     @extend_schema(
         operation_id="getService",
@@ -152,7 +172,11 @@ class ServiceDetailView(ProjectAPIView):
     )
     def get(self, request, project_id, slug):
         project = self.project(request, project_id)
-        snapshot = selectors.service_at(project=project, slug=slug, at=query_at(request))
+        at = query_at(request)
+        try:
+            snapshot = selectors.service_at(project=project, slug=slug, at=at)
+        except ServiceNotFound:
+            raise _missing(project, slug, at) from None
         return Response(service_json(snapshot))
 
     @extend_schema(
@@ -169,11 +193,14 @@ class ServiceDetailView(ProjectAPIView):
         responses={200: ServiceSerializer, **error_responses(400, 404, 409)},
     )
     def put(self, request, project_id, slug):
-        self.project(request, project_id)
+        project = self.project(request, project_id)
         data = read_body(request, ServiceUpdateSerializer)
-        snapshot = service_writes.service_update(
-            actor=request.user, project_id=project_id, slug=slug, data=data
-        )
+        try:
+            snapshot = service_writes.service_update(
+                actor=request.user, project_id=project_id, slug=slug, data=data
+            )
+        except ServiceNotFound:
+            raise _missing(project, slug, None) from None
         return Response(service_json(snapshot))
 
     @extend_schema(
@@ -185,7 +212,10 @@ class ServiceDetailView(ProjectAPIView):
         responses={204: None, **error_responses(404)},
     )
     def delete(self, request, project_id, slug):
-        service_writes.service_delete(actor=request.user, project_id=project_id, slug=slug)
+        try:
+            service_writes.service_delete(actor=request.user, project_id=project_id, slug=slug)
+        except ServiceNotFound:
+            raise _missing(self.project(request, project_id), slug, None) from None
         return Response(status=204)
 
 

@@ -269,3 +269,28 @@ def test_pages_and_their_redirects_are_not_stored_by_browsers(member, api, clien
     # the API keeps its own rules, static files and permanent redirects stay cacheable
     assert "no-store" not in api.get(f"/v1/projects/{project}").get("Cache-Control", "")
     assert not client.get("/favicon.ico").has_header("Cache-Control")
+
+
+def test_an_old_slug_says_what_became_of_the_service(api, project):
+    base = f"/v1/projects/{project}/services"
+    new_service(api, project, {"name": "Shipping"})
+    api.put(f"{base}/shipping", {"name": "Shipping Gateway"}, content_type="application/json")
+    for method in ("get", "put", "delete"):
+        response = getattr(api, method)(f"{base}/shipping", {}, content_type="application/json")
+        assert response.status_code == 404
+        assert response.json()["code"] == "service_not_found"
+        assert response.json()["message"] == (
+            "No service 'shipping': it was renamed, and is now 'shipping-gateway' "
+            "(Shipping Gateway)."
+        )
+    api.delete(f"{base}/shipping-gateway")
+    gone = api.get(f"{base}/shipping-gateway").json()["message"]
+    assert re.fullmatch(r"No service 'shipping-gateway': it was deleted at \S+Z\.", gone)
+    never = api.get(f"{base}/never-was").json()
+    assert never == {
+        "status": 404,
+        "code": "service_not_found",
+        "message": "No service 'never-was' in this project.",
+    }
+    past = api.get(f"{base}/never-was?at=2001-01-01T00:00:00Z").json()["message"]
+    assert past == "No service 'never-was' in this project at that time."
