@@ -228,6 +228,14 @@ def exception_handler(exc, context):
 
     request = context.get("request")
     set_rollback()
+    if isinstance(exc, ProjectNotFound):
+        # the id asked for, said back: using a project's name as its id is a first mistake
+        asked = (context.get("kwargs") or {}).get("project_id")
+        if isinstance(asked, str) and exc.message == ProjectNotFound.message:
+            shown = asked.encode("utf-8", "replace").decode("utf-8")[:100]
+            exc = ProjectNotFound(
+                f"No project '{shown}' in this organization (GET /v1/projects lists the ids)."
+            )
     if isinstance(exc, ApiError):
         return Response(
             error_body(exc.status, exc.code, exc.message, exc.details),

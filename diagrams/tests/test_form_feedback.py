@@ -294,3 +294,15 @@ def test_an_old_slug_says_what_became_of_the_service(api, project):
     }
     past = api.get(f"{base}/never-was?at=2001-01-01T00:00:00Z").json()["message"]
     assert past == "No service 'never-was' in this project at that time."
+
+
+def test_a_missing_project_is_named_back(api, factory):
+    response = api.get("/v1/projects/ci-shop/services")  # the name used as an id
+    assert response.status_code == 404
+    assert response.json()["message"] == (
+        "No project 'ci-shop' in this organization (GET /v1/projects lists the ids)."
+    )
+    # another organization's project reads exactly like one that does not exist
+    theirs = new_project(factory.key_client(factory.org("globex"), "ci"), "Theirs")
+    other = api.get(f"/v1/projects/{theirs}").json()["message"]
+    assert other == f"No project '{theirs}' in this organization (GET /v1/projects lists the ids)."
