@@ -91,6 +91,17 @@ def org(factory) -> Organization:
 
 
 @pytest.fixture
+def operator(db) -> Client:
+    """A superuser logged in to Django admin (operators' own log-in, not a member's)."""
+    from accounts.models import User
+
+    user = User.objects.create_superuser(email="op@example.com", password="op-password-1")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
 def api(factory, org) -> Client:
     """An API-key client of `org` with no extra permissions."""
     return factory.key_client(org, "ci")

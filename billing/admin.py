@@ -90,15 +90,7 @@ class WebhookEventAdmin(ReadOnlyAdmin):
     list_select_related = ["organization"]
     ordering = ["-received_at"]
     date_hierarchy = "received_at"
-    fields = [
-        "event_id",
-        "event_type",
-        "organization",
-        "outcome",
-        "occurred_at",
-        "received_at",
-        "payload_pretty",
-    ]
+    fields = [*list_display, "payload_pretty"]
     readonly_fields = fields
 
     @admin.display(description="payload")

@@ -273,9 +273,8 @@ def service_at(*, project: Project, slug: str, at: datetime | None = None) -> Se
     return snapshot
 
 
-def service_renamed_from(*, project: Project, slug: str) -> ServiceSnapshot | None:
-    """The live service that last went by `slug` before a rename, if any (so that the
-    editor's old addresses lead to it)."""
+def _now_of_last_by_slug(*, project: Project, slug: str, deleted: bool) -> ServiceSnapshot | None:
+    """The current snapshot of the service that last went by `slug`, if it is (not) deleted."""
     former = (
         ServiceSnapshot.objects.filter(project=project, slug=slug)
         .order_by("-valid_from", "-version")
@@ -284,23 +283,20 @@ def service_renamed_from(*, project: Project, slug: str) -> ServiceSnapshot | No
     if former is None:
         return None
     return ServiceSnapshot.objects.filter(
-        service_id=former.service_id, valid_until__isnull=True, deleted=False
+        service_id=former.service_id, valid_until__isnull=True, deleted=deleted
     ).first()
+
+
+def service_renamed_from(*, project: Project, slug: str) -> ServiceSnapshot | None:
+    """The live service that last went by `slug` before a rename, if any (so that the
+    editor's old addresses lead to it)."""
+    return _now_of_last_by_slug(project=project, slug=slug, deleted=False)
 
 
 def service_deleted_as(*, project: Project, slug: str) -> ServiceSnapshot | None:
     """The deletion of the service that last went by `slug`, when it is deleted now (so that
     an old editor address says what happened instead of a bare 404)."""
-    former = (
-        ServiceSnapshot.objects.filter(project=project, slug=slug)
-        .order_by("-valid_from", "-version")
-        .first()
-    )
-    if former is None:
-        return None
-    return ServiceSnapshot.objects.filter(
-        service_id=former.service_id, valid_until__isnull=True, deleted=True
-    ).first()
+    return _now_of_last_by_slug(project=project, slug=slug, deleted=True)
 
 
 def service_state(snapshot: ServiceSnapshot) -> ServiceState:

@@ -13,14 +13,6 @@ from diagrams.tests.helpers import new_project, new_service, put
 
 
 @pytest.fixture
-def operator(db):
-    user = User.objects.create_superuser(email="op@example.com", password="op-password-1")
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
 def project(api):
     project = new_project(api, "Shop")
     new_service(api, project, {"name": "Checkout", "produces": [{"name": "orders"}]})

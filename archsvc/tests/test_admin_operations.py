@@ -6,24 +6,15 @@ systems key on (an organization's slug, an invitation's time) is edited by accid
 
 import re
 
-import pytest
 from django.test import Client
 from django.utils import timezone
 
-from accounts.models import ApiKey, AuthSession, Membership, Organization, User
+from accounts.models import ApiKey, AuthSession, Membership, Organization
 from accounts.services import session_start
 from billing.models import AiCredits, WebhookEvent
 from billing.services import ai_credits_current, ai_credits_spend
 from diagrams.models import Pin, Project, PublicShareToken, Service, ServiceSnapshot
 from diagrams.tests.helpers import new_project, new_service, put
-
-
-@pytest.fixture
-def operator(db):
-    user = User.objects.create_superuser(email="op@example.com", password="op-password-1")
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def listed(response) -> list[str]:

@@ -1,5 +1,7 @@
 """Small helpers for the diagrams tests: JSON calls through a Django test client."""
 
+import re
+
 from django.test import Client
 
 
@@ -38,3 +40,23 @@ def topic_ring_project(client: Client, name: str, size: int) -> str:
             },
         )
     return project
+
+
+def assert_project_not_found(response):
+    """The same 404 for a project that does not exist and another organization's."""
+    assert response.status_code == 404, response.content
+    body = response.json()
+    assert set(body) == {"status", "code", "message"}
+    assert (body["status"], body["code"]) == (404, "project_not_found")
+    # the id asked for is said back when it was in the path (not for a body's projectId)
+    assert body["message"] == "Project not found." or re.fullmatch(
+        r"No project '[^']*' in this organization \(GET /v1/projects lists the ids\)\.",
+        body["message"],
+    )
+
+
+def same_answer(one, other, one_id: str, other_id: str) -> bool:
+    """Two 404 bodies alike but for the id each asked for."""
+    return one.content.decode().replace(one_id, "<id>") == other.content.decode().replace(
+        other_id, "<id>"
+    )

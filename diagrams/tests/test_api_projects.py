@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.services import api_key_revoke
 from diagrams.models import Project
+from diagrams.tests.helpers import assert_project_not_found, same_answer
 
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 PROJECT_FIELDS = {
@@ -117,26 +118,6 @@ def assert_bad_body(response):
     assert body["status"] == 400
     assert body["code"] == "bad_request"
     assert [v["field"] for v in body["violations"]] == ["body"]
-
-
-def assert_project_not_found(response):
-    """The same 404 for a project that does not exist and another organization's."""
-    assert response.status_code == 404, response.content
-    body = response.json()
-    assert set(body) == {"status", "code", "message"}
-    assert (body["status"], body["code"]) == (404, "project_not_found")
-    # the id asked for is said back when it was in the path (not for a body's projectId)
-    assert body["message"] == "Project not found." or re.fullmatch(
-        r"No project '[^']*' in this organization \(GET /v1/projects lists the ids\)\.",
-        body["message"],
-    )
-
-
-def same_answer(one, other, one_id: str, other_id: str) -> bool:
-    """Two 404 bodies alike but for the id each asked for."""
-    return one.content.decode().replace(one_id, "<id>") == other.content.decode().replace(
-        other_id, "<id>"
-    )
 
 
 def assert_forbidden(response):

@@ -12,6 +12,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from diagrams.tests.helpers import assert_project_not_found, same_answer
+
 JSON = "application/json"
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 MISSING_ID = "nothing-here-abcd1234"
@@ -170,26 +172,6 @@ def assert_bad_query(response):
     assert body["status"] == 400
     assert body["code"] == "bad_request"
     assert isinstance(body["message"], str) and body["message"]
-
-
-def assert_project_not_found(response):
-    """The same 404 for a project that does not exist and another organization's."""
-    assert response.status_code == 404, response.content
-    body = response.json()
-    assert set(body) == {"status", "code", "message"}
-    assert (body["status"], body["code"]) == (404, "project_not_found")
-    # the id asked for is said back when it was in the path (not for a body's projectId)
-    assert body["message"] == "Project not found." or re.fullmatch(
-        r"No project '[^']*' in this organization \(GET /v1/projects lists the ids\)\.",
-        body["message"],
-    )
-
-
-def same_answer(one, other, one_id: str, other_id: str) -> bool:
-    """Two 404 bodies alike but for the id each asked for."""
-    return one.content.decode().replace(one_id, "<id>") == other.content.decode().replace(
-        other_id, "<id>"
-    )
 
 
 def assert_service_not_found(response):

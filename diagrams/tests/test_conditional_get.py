@@ -174,13 +174,10 @@ def test_filtered_ids_echo_in_the_order_asked(api, project):
     assert one["ETag"] != two["ETag"]
 
 
-def test_an_operator_rename_in_admin_changes_the_tag(api, project, client):
-    from accounts.models import User
-
-    client.force_login(User.objects.create_superuser(email="op@example.com", password="pw-1"))
+def test_an_operator_rename_in_admin_changes_the_tag(api, project, operator):
     url = f"/v1/projects/{project}/graph/svg"
     before = api.get(url)
-    renamed = client.post(
+    renamed = operator.post(
         f"/admin/diagrams/project/{project}/change/",
         {"name": "Renamed by an operator", "description": ""},
     )

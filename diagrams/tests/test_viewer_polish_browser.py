@@ -9,11 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from accounts.models import Membership
 from accounts.services import session_start
 from conftest import requires_chromium
-from diagrams.demo import demo_seed
-from diagrams.models import Project
 from diagrams.tests.helpers import post, put
 
 pytestmark = [
@@ -23,20 +20,6 @@ pytestmark = [
 
 LAPTOP = {"width": 1280, "height": 800}
 PHONE_EMBED = {"width": 390, "height": 520}
-
-
-@pytest.fixture
-def demo(live_server, factory):
-    org = factory.org("demo")
-    membership = factory.member(org, role="admin")
-    demo_seed(organization=org, membership=Membership.objects.get(pk=membership.pk))
-    project = Project.objects.get(organization=org)
-    return {
-        "url": live_server.url,
-        "project": project.id,
-        "membership": membership,
-        "client": factory.member_client(membership, enforce_csrf=False),
-    }
 
 
 def member_page(browser, demo, path: str = "", **options):
