@@ -56,6 +56,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "archsvc.middleware.RequestIdMiddleware",
+    "archsvc.api.ratelimit.RateLimitHeadersMiddleware",
     "archsvc.middleware.CompleteBodyMiddleware",
     "archsvc.compression.CompressPagesMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -284,7 +285,9 @@ SPECTACULAR_SETTINGS = {
     "`manage.py create_api_key`). On this page, *Try it out* uses your log-in to the app "
     "when you are logged in; otherwise choose *Authorize* and paste a key.\n\n"
     "Errors are one JSON shape (`status`, `code`, `message`, and `violations` naming each "
-    "bad field); a 429 says when to retry in `Retry-After`.\n\n"
+    "bad field); a 429 says when to retry in `Retry-After`. Every response says where "
+    "the caller's budget stands in `RateLimit-Limit`, `RateLimit-Remaining` and "
+    "`RateLimit-Reset` (seconds); reads and writes have separate budgets.\n\n"
     "[← Back to archsvc](/)",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,

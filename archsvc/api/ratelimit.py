@@ -5,7 +5,7 @@ import logging
 
 from django.conf import settings
 from django.http import HttpRequest
-from django_ratelimit.core import get_usage
+from django_ratelimit.core import _split_rate, get_usage
 from rest_framework.throttling import BaseThrottle
 
 logger = logging.getLogger("archsvc.ratelimit")
@@ -36,7 +36,18 @@ def rate_limit_hit(request: HttpRequest, *, group: str, key: str, rate: str) -> 
     except Exception:  # noqa: BLE001 - any cache failure means "cannot count"
         logger.warning("rate limit cache unavailable; request allowed", exc_info=True)
         return None
-    if usage is None or not usage["should_limit"]:
+    if usage is None:
+        return None
+    if usage["limit"] > 0:  # 0: the cache could not count (django-ratelimit fails closed)
+        # Said on the response (RateLimitHeadersMiddleware), so a script can pace itself.
+        # Set on Django's request under DRF's wrapper: the middleware sees that one.
+        getattr(request, "_request", request).rate_limit_state = (
+            usage["limit"],
+            max(0, usage["limit"] - usage["count"]),
+            max(1, usage["time_left"]),
+            _split_rate(rate)[1],
+        )
+    if not usage["should_limit"]:
         return None
     return max(1, usage["time_left"])
 
@@ -77,6 +88,29 @@ def refused_rate_limit_hit(request, view) -> int | None:
     seconds to wait when over the limit, else None."""
     group, rate = _budget(request, view)
     return rate_limit_hit(request, group=group, key=f"ip:{client_ip(request)}", rate=rate)
+
+
+class RateLimitHeadersMiddleware:
+    """Every response to a request counted against a budget says where that budget stands,
+    in the IETF draft's fields (draft-ietf-httpapi-ratelimit-headers, the -06 form that
+    clients know): `RateLimit-Limit` requests a window, `RateLimit-Remaining` in this one,
+    `RateLimit-Reset` seconds until it frees, and `RateLimit-Policy` (`600;w=60`). Reads,
+    writes and the assistant have their own budgets; the fields describe the budget this
+    request counted against. A 429 says Remaining 0, and Reset equals its Retry-After."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        state = getattr(request, "rate_limit_state", None)
+        if state is not None:
+            limit, remaining, reset, window = state
+            response["RateLimit-Limit"] = str(limit)
+            response["RateLimit-Remaining"] = str(remaining)
+            response["RateLimit-Reset"] = str(reset)
+            response["RateLimit-Policy"] = f"{limit};w={window}"
+        return response
 
 
 def seconds_text(seconds: int) -> str:

@@ -120,11 +120,31 @@ COMMON = {
 }
 
 
+RATE_LIMIT_HEADERS = {
+    "RateLimit-Limit": "Requests the caller's budget allows a window (reads, writes and the "
+    "assistant each have their own budget; this is the one the request counted against).",
+    "RateLimit-Remaining": "Requests left in the current window.",
+    "RateLimit-Reset": "Seconds until the window frees.",
+    "RateLimit-Policy": "The budget as `<requests>;w=<window seconds>`, e.g. `600;w=60`.",
+}
+
+
 def add_common_responses(result, generator, request, public):
     """Postprocessing hook: every operation may answer 401, 429 and 500 (spec, Endpoints);
-    a body that is not JSON is a 400 with a ValidationError-shaped body."""
-    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    a body that is not JSON is a 400 with a ValidationError-shaped body. Every answer
+    carries the rate-limit fields (archsvc.api.ratelimit.RateLimitHeadersMiddleware)."""
+    components = result.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
     schemas.update(ERROR_SCHEMAS)
+    components.setdefault("headers", {}).update(
+        {
+            name: {
+                "schema": {"type": "string" if name == "RateLimit-Policy" else "integer"},
+                "description": description,
+            }
+            for name, description in RATE_LIMIT_HEADERS.items()
+        }
+    )
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
             if method not in {"get", "post", "put", "delete", "patch"}:
@@ -146,6 +166,10 @@ def add_common_responses(result, generator, request, public):
                     if status == "401":
                         entry["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"}}}
                     responses[status] = entry
+            for response in responses.values():
+                headers = response.setdefault("headers", {})
+                for name in RATE_LIMIT_HEADERS:
+                    headers.setdefault(name, {"$ref": f"#/components/headers/{name}"})
     return result
 
 

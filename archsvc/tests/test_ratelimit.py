@@ -113,12 +113,63 @@ def test_a_revoked_key_replayed_is_limited_per_ip(factory, org, settings):
     assert_rate_limited(client.get("/v1/limits"))
 
 
+def budget(response) -> tuple[int, int, int, str]:
+    return (
+        int(response["RateLimit-Limit"]),
+        int(response["RateLimit-Remaining"]),
+        int(response["RateLimit-Reset"]),
+        response["RateLimit-Policy"],
+    )
+
+
+def test_every_response_says_where_the_budget_stands(factory, org, settings):
+    """A script can pace itself from any answer, not only learn of the limit from a 429:
+    the fields count down request by request, and the 429's Reset is its Retry-After."""
+    settings.RATE_LIMIT_READ = "3/h"
+    settings.RATE_LIMIT_WRITE = "5/m"
+    client = factory.key_client(org)
+    seen = []
+    for _ in range(3):
+        response = client.get("/v1/limits")
+        assert response.status_code == 200
+        limit, remaining, reset, policy = budget(response)
+        assert (limit, policy) == (3, "3;w=3600")
+        assert 1 <= reset <= 3600
+        seen.append(remaining)
+    assert seen == [2, 1, 0]
+    refused = client.get("/v1/limits")
+    assert_rate_limited(refused)
+    assert budget(refused)[:2] == (3, 0)
+    assert refused["RateLimit-Reset"] == refused["Retry-After"]
+    # a write says where the write budget stands, untouched by the reads
+    response = client.post(
+        "/v1/projects", {"name": "Paced", "description": ""}, content_type="application/json"
+    )
+    assert response.status_code == 200
+    limit, remaining, reset, policy = budget(response)
+    assert (limit, remaining, policy) == (5, 4, "5;w=60")
+    assert 1 <= reset <= 60
+    # an error still counts, and says so
+    missing = client.get("/v1/projects/no-such-project")
+    assert missing.status_code == 429  # the read budget is spent
+    assert budget(missing)[1] == 0
+
+
+def test_refused_credentials_say_where_the_address_budget_stands(settings):
+    settings.RATE_LIMIT_READ = "4/h"
+    response = Client(REMOTE_ADDR="10.1.2.3").get("/v1/limits")
+    assert response.status_code == 401
+    assert budget(response)[:2] == (4, 3)
+
+
 def test_rate_limits_can_be_switched_off(factory, org, settings):
     settings.RATE_LIMIT_READ = "1/h"
     settings.RATE_LIMIT_ENABLED = False
     client = factory.key_client(org)
     for _ in range(3):
-        assert client.get("/v1/limits").status_code == 200
+        response = client.get("/v1/limits")
+        assert response.status_code == 200
+        assert "RateLimit-Limit" not in response  # nothing counted, nothing claimed
 
 
 @requires_postgres
@@ -139,6 +190,7 @@ def test_count_holds_across_processes_sharing_redis(factory):
             payload = json.loads(body)
             assert payload["code"] == "rate_limited"
             assert headers["Retry-After"] == str(payload["retryAfter"])
+            assert headers["RateLimit-Remaining"] == "0"
         # the other key is counted on its own, on both processes
         assert a.request("GET", "/v1/limits", second)[0] == 200
         assert b.request("GET", "/v1/limits", second)[0] == 200

@@ -16,6 +16,12 @@ def test_schema_lists_limits_with_error_responses(db):
     assert components["RateLimitError"]["required"] == ["status", "code", "message", "retryAfter"]
     assert "violations" in components["ValidationError"]["properties"]
     assert {"apiKey", "session"} <= set(schema["components"]["securitySchemes"])
+    # every answer documents the rate-limit fields a script paces itself by
+    for status in ("200", "429"):
+        headers = operation["responses"][status]["headers"]
+        remaining = headers["RateLimit-Remaining"]
+        assert remaining == {"$ref": "#/components/headers/RateLimit-Remaining"}
+    assert schema["components"]["headers"]["RateLimit-Reset"]["schema"] == {"type": "integer"}
 
 
 def test_the_docs_group_operations_in_reading_order_each_group_described(db):
