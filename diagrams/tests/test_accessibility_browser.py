@@ -1,0 +1,159 @@
+"""Every page, audited by axe-core (the engine behind Lighthouse's and the browsers'
+accessibility checks) in a real browser, at a laptop's and a phone's width: no violation of
+WCAG 2.2 A or AA rules, nor of axe's best practices. A failure names each rule, the page and
+the elements, which is what a screen-reader or keyboard user would trip on."""
+
+from pathlib import Path
+
+import axe_playwright_python
+import pytest
+
+from accounts.services import session_start
+from conftest import requires_chromium
+from diagrams.tests.helpers import post
+
+pytestmark = [
+    pytest.mark.browser,
+    requires_chromium,
+]
+
+AXE = Path(axe_playwright_python.__file__).parent / "axe.min.js"
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+VIEWPORTS = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+def audit(page) -> list[str]:
+    """axe's violations on the page as it stands, one line per rule with its elements."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: "
+        "['violations']})",
+        TAGS,
+    )
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} -> "
+        + "; ".join(" ".join(node["target"]) for node in v["nodes"][:5])
+        for v in result["violations"]
+    ]
+
+
+@pytest.fixture
+def site(demo):
+    """The demo project, with a share link and the pages a member reaches from it."""
+    client = demo["client"]
+    project = demo["project"]
+    token = post(client, f"/v1/projects/{project}/public-share-token").json()["token"]
+    slug = client.get(f"/v1/projects/{project}/services").json()[0]["slug"]
+    return {**demo, "token": token, "slug": slug}
+
+
+def member_pages(site) -> list[str]:
+    project = f"/projects/{site['project']}"
+    return [
+        "/",
+        f"{project}/",
+        f"{project}/details/",
+        f"{project}/share/",
+        f"{project}/delete/",
+        f"{project}/services/",
+        f"{project}/services/new/",
+        f"{project}/services/{site['slug']}/edit/",
+        f"{project}/services/{site['slug']}/delete/",
+        f"{project}/history/",
+        "/settings/",
+        "/settings/account/",
+        "/settings/members/",
+        "/settings/api-keys/",
+        "/settings/billing/",
+        "/projects/no-such-project/",
+    ]
+
+
+def public_pages(site) -> list[str]:
+    return [
+        "/accounts/login/",
+        "/accounts/signup/",
+        f"/share/{site['token']}/",
+        f"/share/{site['token']}/embed/",
+        "/share/no-such-token/",
+        "/share/no-such-token/embed/",
+        "/accounts/welcome/no-such-invitation/",
+        "/billing/portal/no-such-link/",
+        "/no-such-page/",
+    ]
+
+
+def log_in(context, site) -> None:
+    context.add_cookies(
+        [
+            {
+                "name": "__session",
+                "value": session_start(membership=site["membership"]),
+                "url": site["url"],
+            }
+        ]
+    )
+
+
+def assert_no_problems(found: dict[str, list[str]]) -> None:
+    problems = {where: lines for where, lines in found.items() if lines}
+    assert not problems, "\n".join(
+        f"{where}\n  " + "\n  ".join(lines) for where, lines in problems.items()
+    )
+
+
+@pytest.mark.parametrize("width", VIEWPORTS)
+def test_no_page_has_an_accessibility_violation(browser, site, width):
+    found = {}
+    context = browser.new_context(viewport=VIEWPORTS[width], bypass_csp=True)
+    page = context.new_page()
+    for path in public_pages(site):
+        page.goto(f"{site['url']}{path}")
+        found[path] = audit(page)
+    log_in(context, site)
+    for path in member_pages(site):
+        page.goto(f"{site['url']}{path}")
+        page.wait_for_load_state("networkidle")
+        found[path] = audit(page)
+    context.close()
+    assert_no_problems(found)
+
+
+@pytest.mark.parametrize("width", VIEWPORTS)
+def test_what_a_user_reaches_by_acting_has_no_accessibility_violation(browser, site, width):
+    """The states the pages reach only by acting: refused forms with their messages, a focus
+    on the graph, a freshly made API key shown once."""
+    found = {}
+    context = browser.new_context(viewport=VIEWPORTS[width], bypass_csp=True)
+    page = context.new_page()
+    page.goto(f"{site['url']}/accounts/login/")
+    page.get_by_label("E-mail").fill("nobody@example.com")
+    page.get_by_label("Password").fill("wrong-password")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_selector("[role=alert]")
+    found["log-in refused"] = audit(page)
+
+    log_in(context, site)
+    project = f"{site['url']}/projects/{site['project']}"
+    page.goto(f"{project}/services/new/")
+    page.get_by_role("button", name="Add service").click()
+    page.wait_for_selector("[aria-invalid=true]")
+    found["new service refused"] = audit(page)
+
+    page.goto(f"{project}/")
+    page.locator("[data-focus-id]").first.click()
+    page.wait_for_selector("[data-clear-focus]:not([hidden])")
+    page.wait_for_load_state("networkidle")
+    found["project, a service focused"] = audit(page)
+
+    page.goto(f"{site['url']}/settings/api-keys/")
+    page.get_by_label("Name").fill("deploy-pipeline")
+    page.get_by_role("button", name="Create key").click()
+    page.wait_for_selector("#new-key-token")
+    found["API key made"] = audit(page)
+    page.get_by_role("button", name="Create key").click()  # no name: refused
+    page.wait_for_selector("[aria-invalid=true]")
+    found["API key refused"] = audit(page)
+    context.close()
+    assert_no_problems(found)
