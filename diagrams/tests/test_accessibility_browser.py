@@ -123,7 +123,7 @@ def test_no_page_has_an_accessibility_violation(browser, site, width):
 @pytest.mark.parametrize("width", VIEWPORTS)
 def test_what_a_user_reaches_by_acting_has_no_accessibility_violation(browser, site, width):
     """The states the pages reach only by acting: refused forms with their messages, a focus
-    on the graph, a freshly made API key shown once."""
+    on the graph, the assistant's answer with its chips, a freshly made API key shown once."""
     found = {}
     context = browser.new_context(viewport=VIEWPORTS[width], bypass_csp=True)
     page = context.new_page()
@@ -146,6 +146,10 @@ def test_what_a_user_reaches_by_acting_has_no_accessibility_violation(browser, s
     page.wait_for_selector("[data-clear-focus]:not([hidden])")
     page.wait_for_load_state("networkidle")
     found["project, a service focused"] = audit(page)
+    page.fill("#chat-input", "who consumes orders.placed?")
+    page.press("#chat-input", "Enter")
+    page.wait_for_selector(".chat-assistant .chip")
+    found["project, the assistant answered"] = audit(page)
 
     page.goto(f"{site['url']}/settings/api-keys/")
     page.get_by_label("Name").fill("deploy-pipeline")
