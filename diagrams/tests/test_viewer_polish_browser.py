@@ -237,6 +237,43 @@ def test_the_embed_on_a_phone_opens_readable_and_has_zoom_buttons(browser, demo)
     context.close()
 
 
+def shaded_edges(page) -> str:
+    """The sides of the graph's frame shaded as cut off: "l", "r", "t", "b" in that order."""
+    return page.locator("[data-edges]").evaluate(
+        "e => ['l', 'r', 't', 'b'].filter(side =>"
+        " getComputedStyle(e).getPropertyValue('--' + side).trim() === '1').join('')"
+    )
+
+
+def test_a_cut_off_side_of_the_graph_is_shaded_until_it_is_in_view(browser, demo):
+    """Opened readable on a phone, the embed shows the flow's start: its right side is shaded
+    (there is more to drag in), not its left. Panned to the end, the other way round; Fit
+    shows everything and shades nothing."""
+    token = share_token(demo)
+    context = browser.new_context(viewport=PHONE_EMBED)
+    page = context.new_page()
+    page.goto(f"{demo['url']}/share/{token}/embed/")
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    assert "r" in shaded_edges(page) and "l" not in shaded_edges(page)
+    shade = page.locator("[data-edges]").evaluate("e => getComputedStyle(e).backgroundImage")
+    assert "rgba(28, 35, 48, 0.16)" in shade  # drawn, not only flagged
+    stage = page.locator("[data-stage]")
+    stage.focus()
+    for _ in range(60):
+        stage.press("ArrowRight")
+    assert "l" in shaded_edges(page) and "r" not in shaded_edges(page)
+    page.get_by_role("button", name="Fit").click()
+    assert shaded_edges(page) == ""
+    context.close()
+    # on the project page, fitted, nothing is shaded
+    context, page, _ = project_page(browser, demo)
+    page.get_by_role("button", name="Fit").click()
+    assert shaded_edges(page) == ""
+    page.get_by_role("button", name="Zoom in").click()
+    assert shaded_edges(page).startswith("lr")  # zoomed into the middle: more either side
+    context.close()
+
+
 def test_a_dead_embed_is_a_bare_404_panel_and_no_page_invents_a_history(browser, demo):
     token = share_token(demo)
     assert (

@@ -93,6 +93,18 @@
     v.cx = w >= f.w ? f.x + f.w / 2 : clamp(v.cx, f.x + w / 2, f.x + f.w - w / 2);
     v.cy = h >= f.h ? f.y + f.h / 2 : clamp(v.cy, f.y + h / 2, f.y + f.h - h / 2);
     this.svg().setAttribute("viewBox", [v.cx - w / 2, v.cy - h / 2, w, h].join(" "));
+    this.showEdges(v.cx - w / 2, v.cy - h / 2, w, h);
+  };
+
+  // shade the sides past which the graph goes on (half a pixel of slack: rounding)
+  Viewer.prototype.showEdges = function (x, y, w, h) {
+    var edges = this.root.querySelector("[data-edges]"), f = this.full;
+    if (!edges) return;
+    var slack = this.view.scale / 2;
+    edges.style.setProperty("--l", x > f.x + slack ? 1 : 0);
+    edges.style.setProperty("--r", x + w < f.x + f.w - slack ? 1 : 0);
+    edges.style.setProperty("--t", y > f.y + slack ? 1 : 0);
+    edges.style.setProperty("--b", y + h < f.y + f.h - slack ? 1 : 0);
   };
 
   /* The view a page opens with: the whole graph when it can be read that way; a graph too
