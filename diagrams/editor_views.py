@@ -17,7 +17,7 @@ from archsvc.api.params import iso
 from diagrams.api.serializers import ServiceCreateSerializer, ServiceUpdateSerializer
 from diagrams.selectors import (
     history_page,
-    project_entities_at,
+    project_entities_cached,
     project_get,
     service_at,
     service_deleted_as,
@@ -232,7 +232,7 @@ def _validated(serializer_class, body: dict, form: dict, errors: dict) -> dict |
 
 
 def _datalists(project) -> dict:
-    entities = project_entities_at(project=project)
+    entities = project_entities_cached(project=project)
     return {
         "topic_names": sorted(t["name"] for t in entities["topics"].values()),
         "category_names": sorted(c["name"] for c in entities["categories"].values()),

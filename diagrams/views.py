@@ -17,7 +17,7 @@ from archsvc.api.ratelimit import client_ip, rate_limit_hit
 from billing.services import ai_credits_current
 from diagrams.api.graph_views import graph_query
 from diagrams.models import PublicShareToken
-from diagrams.selectors import history_page, project_entities_at, project_get, project_render
+from diagrams.selectors import history_page, project_entities_cached, project_get, project_render
 from diagrams.sharing import share_token_revoke, share_token_rotate, shared_project
 
 PAGE_CSP = (
@@ -216,7 +216,7 @@ def project_page(request, project_id: str):
     except ApiError:
         return render(request, "404.html", status=404)
     svg = project_render(project=project, at=None, filtered_ids=[], depth=None, kind="svg").decode()
-    entities = project_entities_at(project=project)
+    entities = project_entities_cached(project=project)
     events, _ = history_page(project=project, page=0, size=100)
     timeline = [
         {

@@ -207,3 +207,29 @@ def test_each_render_is_logged_with_what_it_drew(api, caplog):
         f"render computed: svg of {project}, gzip",
     ]
     assert all("bytes (render:" in m for m in messages)
+
+
+def test_the_pages_and_the_api_share_one_entities_render_and_see_every_write(factory, org, caplog):
+    """The project page and the service editor read the project's entities (tables, the Show
+    menu, the editor's suggestions) from the same cached render as `GET .../entities`: made
+    once while the project is unchanged, made again after a write, which the page shows."""
+    membership = factory.member(org, role="admin")
+    client = factory.member_client(membership, enforce_csrf=False)
+    project = new_project(client)
+    new_service(client, project, {"name": "Alpha", "owner": "storefront"})
+    with caplog.at_level("INFO", logger="archsvc.render_cache"):
+        page = client.get(f"/projects/{project}/")
+        editor = client.get(f"/projects/{project}/services/new/")
+        api = client.get(f"/v1/projects/{project}/entities")
+        assert (page.status_code, editor.status_code, api.status_code) == (200, 200, 200)
+        assert b"storefront" in page.content and b"storefront" in editor.content
+        new_service(client, project, {"name": "Beta", "owner": "fulfilment"})
+        page = client.get(f"/projects/{project}/")
+    assert b'data-focus-id="service--beta"' in page.content  # in the table under the graph
+    assert b'value="owner--fulfilment"' in page.content  # and in the Show menu
+    computed = [
+        r.getMessage()
+        for r in caplog.records
+        if r.getMessage().startswith(f"render computed: entities of {project}")
+    ]
+    assert len(computed) == 2  # one for each state of the project
