@@ -7,7 +7,9 @@ import re
 import uuid
 
 from django.core.exceptions import RequestDataTooBig
+from django.http import HttpResponseBadRequest, HttpResponseNotFound
 from django.http.request import UnreadablePostError
+from django.template.loader import render_to_string
 
 from archsvc.api.errors import error_json
 
@@ -70,4 +72,49 @@ class CompleteBodyMiddleware:
                 return error_json(
                     400, "bad_request", "The request body is shorter than its Content-Length."
                 )
+        return self.get_response(request)
+
+
+def _has_nul(values) -> str | None:
+    """The first name whose name or values hold U+0000, of (name, [values]) pairs."""
+    for name, items in values:
+        if "\x00" in name or any("\x00" in item for item in items):
+            return name.replace("\x00", "\\0")[:100]
+    return None
+
+
+class RefuseNulMiddleware:
+    """U+0000 is in no name, slug, search or form field anyone means, and PostgreSQL text
+    cannot hold it (a DataError, which was a 500 on every path segment, query parameter
+    and form field that reached the database). Refused before any view: a path holding it
+    names nothing (404), a query parameter or form field holding it is a 400 naming it.
+    JSON bodies are the serializers' (they refuse it per field); Django admin's search form
+    refuses it itself, and says so on its page."""
+
+    FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path.startswith("/admin/"):  # its own pages say so (test_admin)
+            return self.get_response(request)
+        api = request.path.startswith("/v1")
+        if "\x00" in request.path:
+            if api:
+                return error_json(404, "not_found", "Not found: the path holds a NUL character.")
+            return HttpResponseNotFound(
+                render_to_string("404.html", request=request), content_type="text/html"
+            )
+        where, name = "Query parameter", _has_nul(request.GET.lists())
+        if name is None and request.content_type in self.FORMS and request.method == "POST":
+            try:
+                where, name = "Form field", _has_nul(request.POST.lists())
+            except Exception:  # noqa: BLE001 - a malformed form is the view's to refuse
+                name = None
+        if name is not None:
+            message = f"{where} '{name}' holds a NUL character (U+0000)."
+            if api:
+                return error_json(400, "bad_request", message)
+            return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
         return self.get_response(request)

@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "archsvc.middleware.RequestIdMiddleware",
     "archsvc.api.ratelimit.RateLimitHeadersMiddleware",
     "archsvc.middleware.CompleteBodyMiddleware",
+    "archsvc.middleware.RefuseNulMiddleware",
     "archsvc.compression.CompressPagesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -303,9 +303,14 @@ def webhook_apply(payload: dict) -> str:
         or not event_id
         or len(event_id) > 100
         or not isinstance(event_type, str)
+        or len(event_type) > 100
         or not isinstance(entity, dict)
     ):
         raise WebhookRejected(400, "event_id, event_type and data are required.")
+    for key in ("id", "customer_id"):  # stored in columns of 100 characters
+        value = entity.get(key)
+        if value is not None and (not isinstance(value, str) or len(value) > 100):
+            raise WebhookRejected(400, f"data.{key} must be a string of at most 100 characters.")
     occurred_at = _event_time(payload)
     try:
         with transaction.atomic():

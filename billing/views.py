@@ -5,6 +5,7 @@ import logging
 import time
 
 from django.conf import settings
+from django.db import DataError
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
@@ -21,6 +22,19 @@ from billing.signatures import signature_valid
 logger = logging.getLogger("archsvc.billing")
 
 MAX_WEBHOOK_BYTES = 256 * 1024
+
+
+def _holds_nul(value, depth: int = 0) -> bool:
+    """Whether a string anywhere in the event (keys included) holds U+0000."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if depth > 50:  # json.loads refused deeper nesting already (RecursionError)
+        return False
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item, depth + 1) for item in value)
+    return False
 
 
 def _refuse(status: int, code: str, message: str, reason: str) -> JsonResponse:
@@ -54,6 +68,8 @@ def billing_webhook(request):
     except (ValueError, UnicodeDecodeError, RecursionError):
         return _refuse(400, "bad_request", "The event is not JSON.", "malformed JSON")
     event_id = payload.get("event_id") if isinstance(payload, dict) else None
+    if _holds_nul(payload):  # no database text can hold U+0000; the buyer sets custom_data
+        return _refuse(400, "bad_request", "The event holds a NUL character.", "NUL in event")
     try:
         outcome = webhook_apply(payload)
     except WebhookRejected as rejected:
@@ -63,7 +79,7 @@ def billing_webhook(request):
             str(rejected),
             f"{event_id}: {rejected}",
         )
-    except (TypeError, AttributeError, KeyError, ValueError) as error:
+    except (TypeError, AttributeError, KeyError, ValueError, DataError) as error:
         # a signed event of an unexpected shape: refused, nothing applied (rolled back)
         return _refuse(
             400,

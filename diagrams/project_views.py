@@ -48,10 +48,9 @@ def projects_page(request):
     query = request.GET.get("q", "").strip()[:200]
     pinned = _flag(request.GET.get("pinned"))
     archived = _flag(request.GET.get("archived", "no"))  # "all" shows both
-    try:
-        page = max(0, int(request.GET.get("page", "0")))
-    except ValueError:
-        page = 0
+    raw_page = request.GET.get("page", "0").strip()
+    # ASCII digits, at most 6 (an OFFSET past 2**63 was a 500); anything else: the first page
+    page = int(raw_page) if raw_page.isascii() and raw_page.isdigit() and len(raw_page) <= 6 else 0
     projects, total = selectors.project_list(
         actor=actor,
         page=page,

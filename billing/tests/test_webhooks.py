@@ -322,6 +322,14 @@ def _refusals(org) -> dict:
         "unknown organization": (unknown, sign(unknown), 422),
         "invalid status": signed(data_variant(status="exploded")),
         "missing status": signed(data_variant(status=None)),
+        # no database text holds U+0000 (a 500 on PostgreSQL); the buyer sets custom_data
+        "NUL in event_id": signed(variant(event_id="evt_\x00")),
+        "NUL in custom_data": signed(
+            data_variant(custom_data={"organization": org.slug, "note\x00": "x"})
+        ),
+        "subscription id too long": signed(data_variant(id="sub_" + "x" * 100)),
+        "customer id not a string": signed(data_variant(customer_id=["ctm"])),
+        "event_type too long": signed(variant(event_type="subscription." + "x" * 100)),
     }
 
 
@@ -349,6 +357,11 @@ REFUSALS = [
     "unknown organization",
     "invalid status",
     "missing status",
+    "NUL in event_id",
+    "NUL in custom_data",
+    "subscription id too long",
+    "customer id not a string",
+    "event_type too long",
 ]
 
 

@@ -1,0 +1,73 @@
+"""Input no one means, found by a security review to be 500s (most on PostgreSQL, whose text
+cannot hold U+0000 and whose OFFSET stops at 2**63): each is now a 4xx that says what was
+wrong, and changes nothing."""
+
+import pytest
+
+from accounts.models import ApiKey
+from diagrams.tests.helpers import new_project, new_service, put
+
+
+@pytest.fixture
+def admin(factory, org):
+    membership = factory.member(org, role="admin")
+    return factory.member_client(membership, enforce_csrf=False)
+
+
+@pytest.fixture
+def project(api):
+    project = new_project(api)
+    new_service(api, project, {"name": "Cart"})
+    return project
+
+
+@pytest.mark.parametrize(
+    "method,suffix",
+    [("get", ""), ("get", "/raw"), ("put", ""), ("delete", "")],
+)
+def test_a_slug_holding_nul_names_no_service(api, project, method, suffix):
+    path = f"/v1/projects/{project}/services/a%00b{suffix}"
+    if method == "put":
+        response = put(api, path, {"description": "x"})
+    else:
+        response = getattr(api, method)(path)
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
+    assert api.get(f"/v1/projects/{project}/services/cart").status_code == 200
+
+
+def test_an_editor_address_holding_nul_is_the_404_page(admin, api, project):
+    response = admin.get(f"/projects/{project}/services/a%00b/edit/")
+    assert response.status_code == 404
+    assert b"<html" in response.content
+
+
+def test_a_query_parameter_holding_nul_is_a_400_naming_it(admin, api, project):
+    page = admin.get("/?q=a%00b")
+    assert page.status_code == 400
+    assert "Query parameter 'q'" in page.content.decode()
+    body = api.get("/v1/projects?query=a%00b").json()
+    assert (body["status"], body["code"]) == (400, "bad_request")
+    assert "'query'" in body["message"]
+
+
+def test_a_form_field_holding_nul_is_a_400_and_changes_nothing(admin, org):
+    response = admin.post("/settings/api-keys/", {"action": "create", "name": "a\x00b"})
+    assert response.status_code == 400
+    assert "Form field 'name'" in response.content.decode()
+    assert not ApiKey.objects.filter(organization=org).exists()
+    response = admin.post("/accounts/switch/", {"organization": "a\x00b"})
+    assert response.status_code == 400
+
+
+def test_page_numbers_past_any_database_offset(admin, api):
+    new_project(admin, "Only one")
+    first = admin.get("/?page=9223372036854775807")
+    assert first.status_code == 200  # not a page number: the first page
+    assert b"Only one" in first.content
+    assert "There is no page 6" in admin.get("/?page=5").content.decode()
+    for value in ("9223372036854775807", "99999999999", "%D9%A3", "1_0", "1e3"):
+        response = api.get(f"/v1/projects?page={value}")
+        assert response.status_code == 400, value
+        assert "'page'" in response.json()["message"]
+    assert api.get("/v1/projects?page=0&size=20").status_code == 200
