@@ -914,7 +914,32 @@ BAD_CREATES = {
         ["produces[0].extras"],
     ),
     "two violations at once": ({"name": "n" * 61, "colour": "red"}, ["name", "colour"]),
+    # bounded where the spec is silent: a small body must not ask for a huge graph
+    "501 produced topics": (
+        {"name": "A", "produces": topics(*(f"t{i}" for i in range(501)))},
+        ["produces"],
+    ),
+    "501 consumed topics": (
+        {"name": "A", "consumes": topics(*(f"t{i}" for i in range(501)))},
+        ["consumes"],
+    ),
+    "51 flows": ({"name": "A", "flows": [f"f{i}" for i in range(51)]}, ["flows"]),
+    "51 flows of a topic": (
+        {"name": "A", "produces": [{"name": "t", "flows": [f"f{i}" for i in range(51)]}]},
+        ["produces[0].flows"],
+    ),
 }
+
+
+def test_the_list_bounds_name_themselves_and_their_limit_is_allowed(api, pid):
+    response = post_service(api, pid, BAD_CREATES["501 produced topics"][0])
+    assert "500" in response.json()["violations"][0]["message"]
+    at_the_limit = {
+        "name": "Data lake sink",
+        "consumes": topics(*(f"t{i}" for i in range(500))),
+        "flows": [f"f{i}" for i in range(50)],
+    }
+    assert len(create_service(api, pid, at_the_limit)["consumes"]) == 500
 
 
 @pytest.mark.parametrize("case", BAD_CREATES)
