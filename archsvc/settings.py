@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "archsvc.middleware.RequestIdMiddleware",
     "archsvc.api.ratelimit.RateLimitHeadersMiddleware",
+    "diagrams.render_cache.RenderBudgetMiddleware",
     "archsvc.middleware.CompleteBodyMiddleware",
     "archsvc.middleware.RefuseNulMiddleware",
     "archsvc.compression.CompressPagesMiddleware",
@@ -253,6 +254,10 @@ RENDER_LOCAL_CACHE_BYTES = env_int("RENDER_LOCAL_CACHE_BYTES", 32 * 1024 * 1024)
 # misses renders). The lock a render holds expires after RENDER_LOCK_SECONDS, in case its
 # worker dies: keep it above the longest render and below the worker timeout.
 RENDER_LOCK_WAIT_SECONDS = env_float("RENDER_LOCK_WAIT_SECONDS", 20.0)
+# Seconds of rendering (cache misses) one organization's members and keys, or one client
+# IP on share links, may cause per minute; past it, a read that would render is 429 until
+# the minute is over (warm reads still answer). 0: no budget. (diagrams/render_cache.py)
+RENDER_BUDGET_SECONDS = env_float("RENDER_BUDGET_SECONDS", 60.0)
 RENDER_LOCK_SECONDS = env_int("RENDER_LOCK_SECONDS", 25)
 
 # The assistant: the built-in analyst unless an OpenAI-compatible endpoint is configured.

@@ -17,6 +17,7 @@ from archsvc.api.ratelimit import client_ip, rate_limit_hit
 from billing.services import ai_credits_current
 from diagrams.api.graph_views import graph_query
 from diagrams.models import PublicShareToken
+from diagrams.render_cache import RenderBudgetSpent, charge_renders_to
 from diagrams.selectors import history_page, project_entities_cached, project_get, project_render
 from diagrams.sharing import share_token_revoke, share_token_rotate, shared_project
 
@@ -58,10 +59,31 @@ def _shared(request, token: str):
     )
     if retry_after:
         raise _Refused(429, "Too many requests; retry later.", retry_after)
+    charge_renders_to(f"ip:{client_ip(request)}")  # anonymous: each address its own budget
     project = shared_project(token=token)
     if project is None:
         raise _Refused(404, LINK_DEAD)
     return project
+
+
+def _shared_render(project, filtered_ids: list[str], depth: int, *, gzipped: bool) -> bytes:
+    """The shared SVG, or a 429 when this address's render budget for the minute is spent
+    (each focus is its own render: RENDER_BUDGET_SECONDS)."""
+    try:
+        return project_render(
+            project=project,
+            at=None,
+            filtered_ids=filtered_ids,
+            depth=depth,
+            kind="svg",
+            gzipped=gzipped,
+        )
+    except RenderBudgetSpent as spent:
+        raise _Refused(
+            429,
+            "Too many new drawings from this address; retry in a minute.",
+            spent.retry_after,
+        ) from None
 
 
 def _private(response: HttpResponse, csp: str) -> HttpResponse:
@@ -91,11 +113,9 @@ def _page(request, token: str, template: str, ancestors: str, unavailable: str) 
     try:
         project = _shared(request, token)
         filtered_ids, depth = _graph_query(request)
+        svg = _shared_render(project, filtered_ids, depth, gzipped=False).decode()
     except _Refused as refused:  # an embed says so inside the embedding page
         return _refusal(request, refused, page=unavailable, ancestors=ancestors)
-    svg = project_render(
-        project=project, at=None, filtered_ids=filtered_ids, depth=depth, kind="svg"
-    ).decode()
     response = render(
         request,
         template,
@@ -129,20 +149,13 @@ def share_embed(request, token: str):
 @require_GET
 def share_svg(request, token: str):
     """The bare SVG as it is now, with the same focus and depth parameters as the API."""
+    gzipped = accepts_gzip(request)
     try:
         project = _shared(request, token)
         filtered_ids, depth = _graph_query(request)
+        svg = _shared_render(project, filtered_ids, depth, gzipped=gzipped)
     except _Refused as refused:
         return _refusal(request, refused, page=None)
-    gzipped = accepts_gzip(request)
-    svg = project_render(
-        project=project,
-        at=None,
-        filtered_ids=filtered_ids,
-        depth=depth,
-        kind="svg",
-        gzipped=gzipped,
-    )
     response = encoded_response(svg, content_type="image/svg+xml", gzipped=gzipped)
     return _private(response, SVG_CSP)
 

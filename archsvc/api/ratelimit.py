@@ -73,6 +73,13 @@ class ActorRateThrottle(BaseThrottle):
     """Every /v1 endpoint, per actor (`actor_key`)."""
 
     def allow_request(self, request, view) -> bool:
+        from diagrams.render_cache import charge_renders_to  # diagrams imports this module
+
+        actor = getattr(request, "user", None)
+        organization_id = getattr(actor, "organization_id", None)
+        charge_renders_to(
+            f"org:{organization_id}" if organization_id else f"ip:{client_ip(request)}"
+        )
         group, rate = _budget(request, view)
         self._wait = rate_limit_hit(request, group=group, key=actor_key(request), rate=rate)
         return self._wait is None

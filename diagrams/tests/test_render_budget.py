@@ -1,0 +1,83 @@
+"""The render budget (RENDER_BUDGET_SECONDS): every `at` and every focus is its own render,
+so without a budget one caller could make every read a new render of seconds (found by a
+security review). An organization's members and keys share one budget a minute, a share
+link's anonymous readers one per address; past it a read that would render is 429 with
+Retry-After, while cached reads and the member's own project page still answer."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.test import Client
+
+from diagrams.tests.helpers import new_project, new_service, post
+
+
+@pytest.fixture
+def tight(settings):
+    settings.RENDER_BUDGET_SECONDS = 0.001  # the first render spends it
+
+
+@pytest.fixture
+def shop(factory, org):
+    membership = factory.member(org, role="admin")
+    member = factory.member_client(membership, enforce_csrf=False)
+    project = new_project(member)
+    for name in ("Cart", "Checkout", "Billing"):
+        new_service(member, project, {"name": name, "produces": [{"name": f"{name}.events"}]})
+    return {"member": member, "project": project}
+
+
+def past(seconds: int) -> str:
+    return (datetime.now(UTC) - timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def assert_budget_spent(response):
+    assert response.status_code == 429, response.content
+    assert 1 <= int(response["Retry-After"]) <= 60
+
+
+def test_an_organization_past_its_budget_gets_429_for_new_renders_only(
+    tight, factory, org, shop
+):
+    key = factory.key_client(org, "ci")
+    graph = f"/v1/projects/{shop['project']}/graph"
+    first_url = f"{graph}?at={past(1)}"
+    assert key.get(first_url).status_code == 200
+    refused = key.get(f"{graph}?at={past(2)}")
+    assert_budget_spent(refused)
+    body = refused.json()
+    assert (body["code"], body["retryAfter"]) == ("rate_limited", int(refused["Retry-After"]))
+    # the same read again is cached: it costs nothing and answers
+    assert key.get(first_url).status_code == 200
+    # the organization's members share the budget; the member's own page still shows
+    assert_budget_spent(shop["member"].get(f"{graph}/svg?at={past(3)}"))
+    assert shop["member"].get(f"/projects/{shop['project']}/").status_code == 200
+    # another organization has its own
+    other = factory.org("other")
+    other_key = factory.key_client(other, "ci")
+    other_project = new_project(other_key, "Theirs")
+    assert other_key.get(f"/v1/projects/{other_project}/graph?at={past(4)}").status_code == 200
+
+
+def test_share_links_are_budgeted_per_address(tight, shop):
+    token = post(shop["member"], f"/v1/projects/{shop['project']}/public-share-token").json()[
+        "token"
+    ]
+    reader = Client(REMOTE_ADDR="10.0.0.1")
+    svg = f"/share/{token}/graph.svg"
+    assert reader.get(f"{svg}?filteredIds=service--cart").status_code == 200
+    assert_budget_spent(reader.get(f"{svg}?filteredIds=service--checkout"))
+    embed = reader.get(f"/share/{token}/embed/?filteredIds=service--billing")
+    assert_budget_spent(embed)
+    assert b"retry" in embed.content
+    assert reader.get(f"{svg}?filteredIds=service--cart").status_code == 200  # cached
+    elsewhere = Client(REMOTE_ADDR="10.0.0.2")
+    assert elsewhere.get(f"{svg}?filteredIds=service--checkout").status_code == 200
+
+
+def test_without_a_budget_every_render_answers(settings, factory, org, shop):
+    settings.RENDER_BUDGET_SECONDS = 0
+    key = factory.key_client(org, "ci")
+    for seconds in range(1, 6):
+        response = key.get(f"/v1/projects/{shop['project']}/graph?at={past(seconds)}")
+        assert response.status_code == 200
