@@ -230,6 +230,9 @@ PLANS = {
 
 # Billing (docs/billing.md). BILLING_PROVIDER: local (default, no account) or paddle.
 BILLING_PROVIDER = os.environ.get("BILLING_PROVIDER", "local")
+# A production deployment that sells no plans says so (check --deploy warns otherwise).
+if env_bool("BILLING_LOCAL_IN_PRODUCTION", False):
+    SILENCED_SYSTEM_CHECKS.append("archsvc.W002")
 # With paddle: the page of your site that runs Paddle's checkout (sent ?organization=<slug>).
 BILLING_CHECKOUT_URL = os.environ.get("BILLING_CHECKOUT_URL", "")
 # The webhook's signing secrets, comma-separated (several while rotating).

@@ -96,6 +96,7 @@ def test_check_deploy_is_clean_with_production_settings():
         "HTTPS": "1",
         "SECRET_KEY": "x" * 20 + "production-secret-with-enough-entropy-1234567890",
         "ALLOWED_HOSTS": "archsvc.example.com",
+        "BILLING_PROVIDER": "paddle",
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

@@ -1,0 +1,37 @@
+"""Deployment checks of our own (`manage.py check --deploy`): settings that would run in
+production without complaint, and should not (found by a security review)."""
+
+from django.conf import settings
+from django.core.checks import Error, Tags, Warning, register
+
+
+@register(Tags.security, deploy=True)
+def secret_key_set(app_configs, **kwargs):
+    from archsvc.settings import _DEV_SECRET
+
+    if settings.SECRET_KEY == _DEV_SECRET:
+        return [
+            Error(
+                "SECRET_KEY is not set: the built-in development key is public, so anyone "
+                "could sign invitation, billing-portal and message tokens.",
+                hint="Set SECRET_KEY in the environment to a long random value "
+                "(python -c 'import secrets; print(secrets.token_urlsafe(50))').",
+                id="archsvc.E001",
+            )
+        ]
+    return []
+
+
+@register(Tags.security, deploy=True)
+def billing_provider_charges(app_configs, **kwargs):
+    if settings.BILLING_PROVIDER == "local":
+        return [
+            Warning(
+                "BILLING_PROVIDER is local: any organization's admin can choose any plan in "
+                "the local portal without paying.",
+                hint="Set BILLING_PROVIDER=paddle (docs/billing.md). Where plans are not sold, "
+                "BILLING_LOCAL_IN_PRODUCTION=1 says so and silences this.",
+                id="archsvc.W002",
+            )
+        ]
+    return []

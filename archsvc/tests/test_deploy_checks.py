@@ -1,0 +1,47 @@
+"""`manage.py check --deploy` refuses what would run in production without complaint and
+should not: the public development SECRET_KEY, and the local billing provider (any admin
+could choose any plan without paying) unless the deployment says it sells no plans."""
+
+import os
+import subprocess
+import sys
+
+PRODUCTION = {
+    "DEBUG": "0",
+    "HTTPS": "1",
+    "SECRET_KEY": "y" * 20 + "production-secret-with-enough-entropy-0987654321",
+    "ALLOWED_HOSTS": "archsvc.example.com",
+    "BILLING_PROVIDER": "paddle",
+}
+
+
+def check_deploy(**changes) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env.update(PRODUCTION)
+    for name, value in changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_public_development_key_is_an_error():
+    result = check_deploy(SECRET_KEY=None)
+    assert result.returncode != 0
+    assert "archsvc.E001" in result.stderr and "SECRET_KEY is not set" in result.stderr
+
+
+def test_the_local_billing_provider_is_a_warning_unless_no_plans_are_sold():
+    result = check_deploy(BILLING_PROVIDER=None)
+    assert result.returncode != 0
+    assert "archsvc.W002" in result.stderr and "without paying" in result.stderr
+    result = check_deploy(BILLING_PROVIDER=None, BILLING_LOCAL_IN_PRODUCTION="1")
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
