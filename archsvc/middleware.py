@@ -118,3 +118,31 @@ class RefuseNulMiddleware:
                 return error_json(400, "bad_request", message)
             return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+# Scripts only from our own files (no inline script, no eval), nothing loaded from elsewhere,
+# never framed (the share embed sends its own policy, which allows frames). No form-action:
+# choosing a plan posts to us, and we redirect to the payment provider's checkout.
+PAGES_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+
+
+class PagesCspMiddleware:
+    """Every HTML page of ours carries a Content-Security-Policy (the share pages set their
+    own): defence in depth should an escaping bug ever let markup through. Django admin and
+    the API docs page (Swagger UI runs an inline script) keep theirs."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (
+            not response.has_header("Content-Security-Policy")
+            and response.get("Content-Type", "").startswith("text/html")
+            and not request.path.startswith(("/admin/", "/v1/docs"))
+        ):
+            response["Content-Security-Policy"] = PAGES_CSP
+        return response

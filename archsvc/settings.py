@@ -60,6 +60,7 @@ MIDDLEWARE = [
     "diagrams.render_cache.RenderBudgetMiddleware",
     "archsvc.middleware.CompleteBodyMiddleware",
     "archsvc.middleware.RefuseNulMiddleware",
+    "archsvc.middleware.PagesCspMiddleware",
     "archsvc.compression.CompressPagesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.html import escape
 from django.views.decorators.clickjacking import xframe_options_exempt
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.middleware import page_actor
 from archsvc.api.encoding import accepts_gzip, encoded_response
@@ -131,13 +131,13 @@ def _page(request, token: str, template: str, ancestors: str, unavailable: str) 
     return _private(response, PAGE_CSP.format(ancestors=ancestors))
 
 
-@require_GET
+@require_safe
 def share_page(request, token: str):
     """The shared project's graph as it is now, pannable and zoomable, with focus and depth."""
     return _page(request, token, "diagrams/share.html", "'none'", "diagrams/share_unavailable.html")
 
 
-@require_GET
+@require_safe
 @xframe_options_exempt
 def share_embed(request, token: str):
     """The graph alone, frameable by any site."""
@@ -146,7 +146,7 @@ def share_embed(request, token: str):
     )
 
 
-@require_GET
+@require_safe
 def share_svg(request, token: str):
     """The bare SVG as it is now, with the same focus and depth parameters as the API."""
     gzipped = accepts_gzip(request)
@@ -217,7 +217,7 @@ def project_share_settings(request, project_id: str):
     )
 
 
-@require_GET
+@require_safe
 def project_page(request, project_id: str):
     """A project: its interactive graph (the API's SVG, with the member's session) and the
     assistant's chat panel."""

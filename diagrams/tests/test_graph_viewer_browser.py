@@ -3,6 +3,8 @@ project (20 services, a graph about ten times wider than high): the whole graph 
 and on Fit, zooming keeps it in view, the keys pan and zoom, every control says what the
 graph shows, a vertical swipe on a phone scrolls the page, and a shared page offers no past."""
 
+import re
+
 import pytest
 from django.template.loader import render_to_string
 from playwright.sync_api import expect
@@ -339,7 +341,7 @@ def test_stepping_through_time_keeps_the_zoom_and_a_new_focus_opens_anew(browser
     slider.fill(str(int(slider.get_attribute("max")) - 1))  # one change back
     slider.dispatch_event("change")
     expect(page.locator("[data-timeline-label]")).not_to_have_text("now")
-    page.wait_for_function("!document.querySelector('[data-status]').textContent")
+    expect(page.locator("[data-status]")).to_have_text("")
     earlier = node.bounding_box()
     assert earlier["width"] == pytest.approx(zoomed["width"], rel=0.02)  # same zoom
     page.locator("[data-now]").click()
@@ -347,7 +349,7 @@ def test_stepping_through_time_keeps_the_zoom_and_a_new_focus_opens_anew(browser
     # a new focus is a new drawing: it opens fitted or readable, not at the old zoom
     page.select_option("[data-group-filter]", "category--commerce")
     expect(page.locator("[data-focus-name]")).to_have_text("commerce")
-    page.wait_for_function("!document.querySelector('[data-status]').textContent")
+    expect(page.locator("[data-status]")).to_have_text("")
     focused = node.bounding_box()
     assert focused is None or focused["width"] < 0.8 * zoomed["width"]
     assert errors == []
@@ -370,10 +372,7 @@ def test_services_changed_since_the_moment_shown_are_outlined_renamed_ones_too(b
     expect(page.locator("[data-timeline-label]")).not_to_have_text("now")
     old = page.locator('.graph-stage g.node[data-entity-id="service--checkout"]')
     expect(old).to_have_count(1)  # drawn under its name of then
-    page.wait_for_function(
-        "document.querySelector('g.node[data-entity-id=\"service--checkout\"]')"
-        ".classList.contains('changed-since')"
-    )
+    expect(old).to_have_class(re.compile(r"\bchanged-since\b"))
     others = page.locator(".graph-stage g.node.changed-since")
     assert others.count() == 1  # only what changed after the moment shown
     assert errors == []

@@ -1,0 +1,32 @@
+"""Headers every page carries: a Content-Security-Policy on our HTML pages (scripts only from
+our own files, never framed; the share embed frameable), and HEAD answered where GET is."""
+
+from django.test import Client
+
+from diagrams.tests.helpers import new_project, post
+
+
+def test_member_pages_carry_a_policy_that_runs_only_our_scripts(factory, org):
+    membership = factory.member(org, role="admin")
+    member = factory.member_client(membership, enforce_csrf=False)
+    project = new_project(member)
+    for path in ("/", f"/projects/{project}/", "/settings/api-keys/", "/accounts/login/"):
+        policy = member.get(path)["Content-Security-Policy"]
+        assert "script-src 'self';" in policy and "unsafe-eval" not in policy, path
+        assert "frame-ancestors 'none'" in policy, path
+    token = post(member, f"/v1/projects/{project}/public-share-token").json()["token"]
+    embed = Client().get(f"/share/{token}/embed/")["Content-Security-Policy"]
+    assert embed.endswith("frame-ancestors *")  # its own: frameable by any site
+    # Swagger UI runs an inline script of its own: the docs page is left to it
+    assert "Content-Security-Policy" not in Client().get("/v1/docs")
+
+
+def test_head_is_answered_where_get_is(factory, org):
+    member = factory.member_client(factory.member(org, role="admin"), enforce_csrf=False)
+    project = new_project(member)
+    token = post(member, f"/v1/projects/{project}/public-share-token").json()["token"]
+    for path in (f"/share/{token}/", f"/share/{token}/embed/", f"/share/{token}/graph.svg"):
+        response = Client().head(path)
+        assert response.status_code == 200, path
+        assert response.content == b""
+    assert member.head(f"/projects/{project}/").status_code == 200
