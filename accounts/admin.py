@@ -11,7 +11,7 @@ from django.utils.http import urlencode
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from archsvc.admin_base import NoBulkDeleteMixin, SupportAdmin, SupportAdminMixin
 
-LAST_ADMIN = "An organization keeps at least one admin (as in its settings pages)."
+LAST_ADMIN = "An organization keeps at least one admin who has joined (as in its settings pages)."
 
 
 def _email(form) -> str:
@@ -45,25 +45,38 @@ class UserEditForm(UserChangeForm):
 
 
 def _other_admins(membership: Membership) -> bool:
+    """Whether the organization keeps an admin without this one. A pending admin (an account
+    that has not accepted its join link) is none: it may never join."""
     return (
-        Membership.objects.filter(
-            organization_id=membership.organization_id, role=Membership.ROLE_ADMIN
-        )
+        Membership.objects.accepted()
+        .filter(organization_id=membership.organization_id, role=Membership.ROLE_ADMIN)
         .exclude(pk=membership.pk)
         .exists()
+    )
+
+
+def _needed_admin(membership: Membership) -> bool:
+    return (
+        membership.role == Membership.ROLE_ADMIN
+        and not membership.is_pending
+        and not _other_admins(membership)
     )
 
 
 class MembershipInlineFormSet(BaseInlineFormSet):
     def clean(self):
         super().clean()
-        kept = [
-            form.cleaned_data
+        # a row added here is accepted (an operator's word), a pending one is no admin
+        kept_admins = [
+            form
             for form in self.forms
-            if form.cleaned_data and not form.cleaned_data.get("DELETE")
+            if form.cleaned_data
+            and not form.cleaned_data.get("DELETE")
+            and form.cleaned_data.get("role") == Membership.ROLE_ADMIN
+            and not (form.instance.pk and form.instance.is_pending)
         ]
         had_members = any(form.instance.pk for form in self.forms)
-        if had_members and not any(data.get("role") == Membership.ROLE_ADMIN for data in kept):
+        if had_members and not kept_admins:
             raise ValidationError(LAST_ADMIN)
 
 
@@ -75,8 +88,8 @@ class MembershipInline(admin.TabularInline):
     formset = MembershipInlineFormSet
     extra = 0
     autocomplete_fields = ["user"]
-    fields = ["user", "role", "created_at", "invited_at"]
-    readonly_fields = ["created_at", "invited_at"]
+    fields = ["user", "role", "created_at", "invited_at", "accepted_at"]
+    readonly_fields = ["created_at", "invited_at", "accepted_at"]
 
 
 @admin.register(Organization)
@@ -154,8 +167,8 @@ class OrganizationAdmin(NoBulkDeleteMixin, SupportAdmin):
 class MembershipOfUserInline(admin.TabularInline):
     model = Membership
     extra = 0
-    fields = ["organization", "role", "created_at"]
-    readonly_fields = ["organization", "role", "created_at"]
+    fields = ["organization", "role", "created_at", "accepted_at"]
+    readonly_fields = ["organization", "role", "created_at", "accepted_at"]
     can_delete = False
     show_change_link = True
 
@@ -185,7 +198,7 @@ class UserAdmin(NoBulkDeleteMixin, SupportAdminMixin, BaseUserAdmin):
         one (demote or replace them there first)."""
         if obj is not None:
             for membership in Membership.objects.filter(user=obj, role=Membership.ROLE_ADMIN):
-                if not _other_admins(membership):
+                if _needed_admin(membership):
                     return False
         return super().has_delete_permission(request, obj)
 
@@ -214,9 +227,8 @@ class MembershipForm(forms.ModelForm):
         data = super().clean()
         if (
             self.instance.pk
-            and self.instance.role == Membership.ROLE_ADMIN
             and data.get("role") != Membership.ROLE_ADMIN
-            and not _other_admins(self.instance)
+            and _needed_admin(self.instance)
         ):
             raise ValidationError(LAST_ADMIN)
         return data
@@ -225,8 +237,8 @@ class MembershipForm(forms.ModelForm):
 @admin.register(Membership)
 class MembershipAdmin(NoBulkDeleteMixin, SupportAdmin):
     form = MembershipForm
-    list_display = ["user", "organization", "role", "created_at"]
-    list_filter = ["role"]
+    list_display = ["user", "organization", "role", "created_at", "accepted_at"]
+    list_filter = ["role", ("accepted_at", admin.EmptyFieldListFilter)]
     search_fields = ["user__email", "organization__slug"]
     list_select_related = ["user", "organization"]
     autocomplete_fields = ["user", "organization"]
@@ -235,7 +247,7 @@ class MembershipAdmin(NoBulkDeleteMixin, SupportAdmin):
         return ["user", "organization"] if obj else []
 
     def has_delete_permission(self, request, obj=None):
-        if obj is not None and obj.role == Membership.ROLE_ADMIN and not _other_admins(obj):
+        if obj is not None and _needed_admin(obj):
             return False
         return super().has_delete_permission(request, obj)
 

@@ -2,9 +2,10 @@
 None). For every response: a session whose expiry slid gets its fresh cookie."""
 
 from django.conf import settings
+from django.middleware.csrf import rotate_token
 
 from accounts.selectors import session_actor, session_lookup, session_needs_touch
-from accounts.services import session_touch
+from accounts.services import session_start, session_touch
 from accounts.tokens import InvalidToken
 
 SESSION_COOKIE = "__session"
@@ -20,6 +21,15 @@ def set_session_cookie(response, token: str) -> None:
         secure=settings.HTTPS,
         path="/",
     )
+
+
+def begin_session(request, response, membership) -> None:
+    """Log in to `membership` (log-in, sign-up, switch, invitation, join): a new session
+    cookie, and a new CSRF token, so a token planted in the browser before the log-in
+    (session fixation of the CSRF cookie) is worth nothing after it, as Django's login()
+    does."""
+    rotate_token(request)
+    set_session_cookie(response, session_start(membership=membership))
 
 
 def clear_session_cookie(response) -> None:

@@ -53,7 +53,17 @@ class User(AbstractBaseUser, PermissionsMixin):
         return self.email
 
 
+class MembershipQuerySet(models.QuerySet):
+    def accepted(self) -> "MembershipQuerySet":
+        """Memberships that grant something: not an existing account's pending one."""
+        return self.filter(accepted_at__isnull=False)
+
+
 class Membership(models.Model):
+    """A user's place in an organization. One added by an admin for an account that already
+    existed is pending (`accepted_at` None) until its owner opens the join link while logged
+    in and accepts: until then it grants nothing (no log-in, switch, session, admin rights)."""
+
     ROLE_ADMIN = "admin"
     ROLE_MEMBER = "member"
     ROLES = [(ROLE_ADMIN, "admin"), (ROLE_MEMBER, "member")]
@@ -66,6 +76,11 @@ class Membership(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     # when the latest invitation link was made: a link names it, so a new link ends the old
     invited_at = models.DateTimeField(null=True, blank=True)
+    # when its user joined; None while an existing account's membership waits for their
+    # consent through a join link (every other way of making one accepts it at once)
+    accepted_at = models.DateTimeField(null=True, blank=True, default=timezone.now)
+
+    objects = MembershipQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -74,7 +89,12 @@ class Membership(models.Model):
         ordering = ["created_at", "id"]
 
     def __str__(self) -> str:
-        return f"{self.user} in {self.organization} ({self.role})"
+        pending = ", not joined yet" if self.is_pending else ""
+        return f"{self.user} in {self.organization} ({self.role}{pending})"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.accepted_at is None
 
 
 class ApiKey(models.Model):

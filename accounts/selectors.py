@@ -101,6 +101,7 @@ def session_lookup(*, token: str) -> AuthSession:
         str(membership.user_id) != str(claims["sub"])
         or str(membership.organization_id) != str(claims["org"])
         or not membership.user.is_active
+        or membership.is_pending  # never given a session; refused all the same
     ):
         raise InvalidToken()
     return session
@@ -116,8 +117,14 @@ def session_needs_touch(*, session: AuthSession) -> bool:
 
 
 def user_memberships(*, user_id: int) -> QuerySet[Membership]:
-    """A user's memberships, oldest first (the first is where a log-in starts)."""
-    return Membership.objects.filter(user_id=user_id).select_related("organization")
+    """The memberships a user has joined, oldest first (the first is where a log-in starts):
+    the organizations they may log in to, switch to and see listed. Pending ones, waiting
+    for their join link, grant nothing and are left out."""
+    return Membership.objects.accepted().filter(user_id=user_id).select_related("organization")
+
+
+def user_has_pending_memberships(*, user_id: int) -> bool:
+    return Membership.objects.filter(user_id=user_id, accepted_at__isnull=True).exists()
 
 
 def user_authenticate(*, email: str, password: str) -> User | None:

@@ -2,9 +2,7 @@
 
 from datetime import timedelta
 
-from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
-from django.core import signing
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
@@ -54,7 +52,8 @@ def member_create(
     *, email: str, org_slug: str, role: str = Membership.ROLE_MEMBER, password: str | None = None
 ) -> Membership:
     """For operators: make the organization and the user when missing, then the membership
-    (its role is set to `role` when it exists already)."""
+    (its role is set to `role` when it exists already, and a pending one is accepted: the
+    operator's word stands for the person's)."""
     if role not in dict(Membership.ROLES):
         raise BadRequest(f"role must be one of: {', '.join(dict(Membership.ROLES))}")
     organization, _ = Organization.objects.get_or_create(
@@ -70,14 +69,21 @@ def member_create(
     membership, created = Membership.objects.get_or_create(
         user=user, organization=organization, defaults={"role": role}
     )
-    if not created and membership.role != role:
+    if not created and (membership.role != role or membership.is_pending):
+        changed = ["role"]
         membership.role = role
-        membership.save(update_fields=["role"])
+        if membership.is_pending:
+            membership.accepted_at, membership.invited_at = timezone.now(), None
+            changed += ["accepted_at", "invited_at"]
+        membership.save(update_fields=changed)
     return membership
 
 
 def session_start(*, membership: Membership) -> str:
-    """A new server-side session and the `__session` JWT that names it."""
+    """A new server-side session and the `__session` JWT that names it. Never for a pending
+    membership: it grants nothing until its user joins."""
+    if membership.is_pending:
+        raise Forbidden("You have not joined this organization yet: open its join link.")
     now = timezone.now()
     session = AuthSession.objects.create(membership=membership, created_at=now, last_seen_at=now)
     return session_token_encode(
@@ -151,7 +157,7 @@ def api_key_revoke(*, organization: Organization, name: str) -> int:
 # --- members, for the organization's settings pages -----------------------------------------
 
 
-def _admin_required(actor) -> None:
+def admin_required(actor) -> None:
     if not actor.is_admin:
         raise Forbidden("Only an admin of the organization can manage its members.")
 
@@ -176,20 +182,35 @@ def _membership_of_org(actor, membership_id) -> Membership:
 
 def _other_admins_exist(membership: Membership) -> bool:
     # Lock every admin row of the organization so two admins removing each other at once
-    # cannot both succeed and leave it without one.
+    # cannot both succeed and leave it without one. A pending admin is none: they may never
+    # join.
     admins = list(
         Membership.objects.select_for_update()
+        .accepted()
         .filter(organization_id=membership.organization_id, role=Membership.ROLE_ADMIN)
         .values_list("pk", flat=True)
     )
     return any(pk != membership.pk for pk in admins)
 
 
+def _is_needed_admin(membership: Membership) -> bool:
+    """Whether the organization would be left without an admin if this one went."""
+    return (
+        membership.role == Membership.ROLE_ADMIN
+        and not membership.is_pending
+        and not _other_admins_exist(membership)
+    )
+
+
 @transaction.atomic
 def membership_add(*, actor, email: str, role: str = Membership.ROLE_MEMBER) -> Membership:
     """An admin adds someone by e-mail. A user who does not exist yet is created without a
-    usable password: they choose one through an invitation link (`invite_path`)."""
-    _admin_required(actor)
+    usable password, and is a member at once: they choose a password through an invitation
+    link (`invite_path`). An account that exists already gets a pending membership, which
+    grants nothing until its owner accepts it through a join link (`join_path`): anyone can
+    hold an account under any address (addresses are not verified), so finding one proves
+    nothing about who reads the admin's messages to that address."""
+    admin_required(actor)
     _role_checked(role)
     email = User.objects.normalize_email((email or "").strip()).lower()
     try:
@@ -197,16 +218,30 @@ def membership_add(*, actor, email: str, role: str = Membership.ROLE_MEMBER) -> 
     except ValidationError as exc:
         raise BadRequest("Enter a valid e-mail address.") from exc
     user = User.objects.filter(email=email).first()
+    accepted_at = timezone.now()
     if user is None:
         user = User(email=email)
         user.set_unusable_password()
         user.save()
-    elif Membership.objects.filter(user=user, organization_id=actor.organization_id).exists():
-        raise ResourceAlreadyExists(f"{email} is already a member of this organization.")
+    else:
+        existing = Membership.objects.filter(
+            user=user, organization_id=actor.organization_id
+        ).first()
+        if existing is not None and existing.is_pending:
+            raise ResourceAlreadyExists(
+                f"{email} is invited already and has not joined yet: make a new join link "
+                "from the list if the first one was lost."
+            )
+        if existing is not None:
+            raise ResourceAlreadyExists(f"{email} is already a member of this organization.")
+        accepted_at = None
     try:
         with transaction.atomic():
             return Membership.objects.create(
-                user=user, organization_id=actor.organization_id, role=role
+                user=user,
+                organization_id=actor.organization_id,
+                role=role,
+                accepted_at=accepted_at,
             )
     except IntegrityError as exc:  # added concurrently
         raise ResourceAlreadyExists(f"{email} is already a member of this organization.") from exc
@@ -214,13 +249,14 @@ def membership_add(*, actor, email: str, role: str = Membership.ROLE_MEMBER) -> 
 
 @transaction.atomic
 def membership_set_role(*, actor, membership_id, role: str) -> Membership:
-    """An admin changes a member's role; the last admin cannot be demoted."""
-    _admin_required(actor)
+    """An admin changes a member's role (a pending one's too: it is theirs once they join);
+    the last admin who has joined cannot be demoted."""
+    admin_required(actor)
     _role_checked(role)
     membership = _membership_of_org(actor, membership_id)
     if membership.role == role:
         return membership
-    if membership.role == Membership.ROLE_ADMIN and not _other_admins_exist(membership):
+    if _is_needed_admin(membership):
         raise BadRequest(
             "The organization needs at least one admin; make someone else admin first."
         )
@@ -232,106 +268,15 @@ def membership_set_role(*, actor, membership_id, role: str) -> Membership:
 @transaction.atomic
 def membership_remove(*, actor, membership_id) -> Membership:
     """An admin removes a member of the organization (their sessions go with the row, so
-    they are logged out at once); the last admin cannot be removed."""
-    _admin_required(actor)
+    they are logged out at once), or withdraws a pending one (its join link stops working);
+    the last admin who has joined cannot be removed."""
+    admin_required(actor)
     membership = _membership_of_org(actor, membership_id)
-    if membership.role == Membership.ROLE_ADMIN and not _other_admins_exist(membership):
+    if _is_needed_admin(membership):
         raise BadRequest(
             "The organization needs at least one admin; the last one cannot be removed."
         )
     membership.delete()
-    return membership
-
-
-# --- invitations ------------------------------------------------------------------------------
-
-INVITE_SALT = "archsvc.accounts.invite"
-
-
-def _invite_refusal(membership: Membership) -> str | None:
-    """Why no invitation link may set this member's password, or None. The link's holder
-    chooses the password of the whole account, so the account must belong to this
-    organization alone: otherwise an admin of one organization could take over a person's
-    access to another (an operator sets such a password: `create_member --password`)."""
-    user = membership.user
-    if user.has_usable_password():
-        return f"{user.email} has a password already and can log in."
-    if not user.is_active:
-        return f"{user.email} is deactivated."
-    if (
-        Membership.objects.filter(user_id=user.pk)
-        .exclude(organization_id=membership.organization_id)
-        .exists()
-    ):
-        return (
-            f"{user.email} has an account with another organization too, so its password "
-            "is not set through this organization: ask an operator."
-        )
-    return None
-
-
-def invite_path(*, actor, membership_id) -> tuple[Membership, str]:
-    """An admin's link for a member of the organization who has no password yet: the path
-    of the page where they choose one, sent by the admin (no mail is sent from here). A
-    new link ends the earlier ones."""
-    _admin_required(actor)
-    try:
-        membership_pk = int(membership_id)
-    except (TypeError, ValueError):
-        raise NotFound("No such member.") from None
-    membership = (
-        Membership.objects.select_related("user")
-        .filter(pk=membership_pk, organization_id=actor.organization_id)
-        .first()
-    )
-    if membership is None:
-        raise NotFound("No such member.")
-    refusal = _invite_refusal(membership)
-    if refusal:
-        raise BadRequest(refusal)
-    membership.invited_at = timezone.now()
-    membership.save(update_fields=["invited_at"])
-    token = signing.dumps(
-        {"m": membership.pk, "at": membership.invited_at.isoformat()}, salt=INVITE_SALT
-    )
-    return membership, f"/accounts/welcome/{token}/"
-
-
-def invited_membership(*, token: str, lock: bool = False) -> Membership | None:
-    """The membership an invitation link names while the link holds: signed by us, at most
-    PASSWORD_RESET_TIMEOUT old (3 days), the latest made for it, its account still without
-    a password and still of this organization alone."""
-    try:
-        data = signing.loads(token, salt=INVITE_SALT, max_age=settings.PASSWORD_RESET_TIMEOUT)
-        membership_pk, made_at = int(data["m"]), str(data["at"])
-    except (signing.BadSignature, KeyError, TypeError, ValueError):
-        return None
-    memberships = Membership.objects.select_related("user", "organization")
-    if lock:
-        memberships = memberships.select_for_update()
-    membership = memberships.filter(pk=membership_pk).first()
-    if membership is None or membership.invited_at is None:
-        return None
-    if membership.invited_at.isoformat() != made_at or _invite_refusal(membership):
-        return None
-    return membership
-
-
-@transaction.atomic
-def invitation_accept(*, token: str, password: str) -> Membership:
-    """Set the first password (the password rules apply) and return the membership the link
-    was made for, to log in with. Locked, so two submits of one link set it once."""
-    membership = invited_membership(token=token, lock=True)
-    if membership is None:
-        raise NotFound("This invitation link no longer works.")
-    user = User.objects.select_for_update().get(pk=membership.user_id)
-    if user.has_usable_password():
-        raise NotFound("This invitation link no longer works.")
-    validate_password(password, user)
-    user.set_password(password)
-    user.save(update_fields=["password"])
-    membership.invited_at = None
-    membership.save(update_fields=["invited_at"])
     return membership
 
 

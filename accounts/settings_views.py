@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.invitations import invite_path, join_path
 from accounts.middleware import page_actor, page_session
 from accounts.models import ApiKey, Membership
 from accounts.selectors import user_memberships
@@ -25,7 +26,6 @@ from accounts.services import (
     WRONG_PASSWORD,
     api_key_create,
     api_key_revoke,
-    invite_path,
     membership_add,
     membership_remove,
     membership_set_role,
@@ -65,7 +65,7 @@ def settings_index(request):
         "settings/index.html",
         {
             "section": "overview",
-            "member_count": Membership.objects.filter(organization=organization).count(),
+            "member_count": Membership.objects.accepted().filter(organization=organization).count(),
             "key_count": _active_keys(actor).count(),
             "plan": plan,
         },
@@ -85,13 +85,17 @@ def _members_page(
     status=200,
     form=None,
     invite=None,
+    join=None,
 ):
     memberships = (
         Membership.objects.filter(organization_id=actor.organization_id)
         .select_related("user")
         .order_by("created_at", "id")
     )
-    admin_count = sum(1 for m in memberships if m.role == Membership.ROLE_ADMIN)
+    # those who have joined: a pending admin may never join, so is no admin for this rule
+    admin_count = sum(
+        1 for m in memberships if m.role == Membership.ROLE_ADMIN and not m.is_pending
+    )
     return render(
         request,
         "settings/members.html",
@@ -106,6 +110,7 @@ def _members_page(
             "error_field": error_field,  # the field of the form the error is about
             "form": form or {"email": "", "role": Membership.ROLE_MEMBER},
             "invite": invite,  # (e-mail, link) to show once, for the admin to send
+            "join": join,  # the same, for someone whose account existed
         },
         status=status,
     )
@@ -120,7 +125,7 @@ def members_view(request):
     if request.method == "GET":
         return _members_page(request, actor)
     action = request.POST.get("action", "")
-    form = invite = None
+    form = invite = join = None
     try:
         if action == "add":
             form = {
@@ -132,7 +137,19 @@ def members_view(request):
             membership = membership_add(actor=actor, email=form["email"], role=form["role"])
             form = None
             message = f"{membership.user.email} is now a member ({membership.role})."
-            if not membership.user.has_usable_password():
+            if membership.is_pending:
+                # an account existed: it is theirs to accept, through a link the admin sends
+                message = f"{membership.user.email} is invited ({membership.role})"
+                try:
+                    _, path = join_path(actor=actor, membership_id=membership.pk)
+                    join = (membership.user.email, request.build_absolute_uri(path))
+                    message = (
+                        f"{message}: they join when they open the link below while logged in "
+                        "with that e-mail."
+                    )
+                except BadRequest as refusal:  # a deactivated account
+                    message = f"{message}. {refusal.message}"
+            elif not membership.user.has_usable_password():
                 try:
                     _, path = invite_path(actor=actor, membership_id=membership.pk)
                     invite = (membership.user.email, request.build_absolute_uri(path))
@@ -144,13 +161,23 @@ def members_view(request):
             )
             message = f"A new invitation link for {membership.user.email}."
             invite = (membership.user.email, request.build_absolute_uri(path))
+        elif action == "join-link":
+            membership, path = join_path(actor=actor, membership_id=request.POST.get("membership"))
+            message = (
+                f"A new join link for {membership.user.email}; the earlier one no longer works."
+            )
+            join = (membership.user.email, request.build_absolute_uri(path))
         elif action == "role":
             membership = membership_set_role(
                 actor=actor,
                 membership_id=request.POST.get("membership"),
                 role=request.POST.get("role", ""),
             )
-            message = f"{membership.user.email} is now {membership.role}."
+            message = (
+                f"{membership.user.email} will be {membership.role} when they join."
+                if membership.is_pending
+                else f"{membership.user.email} is now {membership.role}."
+            )
         elif action == "remove":
             membership = membership_remove(
                 actor=actor, membership_id=request.POST.get("membership")
@@ -158,7 +185,11 @@ def members_view(request):
             if membership.user_id == actor.user_id:
                 # The actor removed themselves: their session went with the membership.
                 return redirect("/accounts/login/")
-            message = f"{membership.user.email} was removed from the organization."
+            message = (
+                f"{membership.user.email} is no longer invited; their join link no longer works."
+                if membership.is_pending
+                else f"{membership.user.email} was removed from the organization."
+            )
         else:
             raise NotFound("Unknown action.")
     except ApiError as error:
@@ -168,7 +199,7 @@ def members_view(request):
         return _members_page(
             request, actor, error=error.message, error_field=field, status=error.status, form=form
         )
-    return _members_page(request, actor, message=message, invite=invite)
+    return _members_page(request, actor, message=message, invite=invite, join=join)
 
 
 # --- API keys ---------------------------------------------------------------------------------

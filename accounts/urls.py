@@ -8,4 +8,5 @@ urlpatterns = [
     path("logout/", views.logout_view, name="logout"),
     path("switch/", views.switch_organization_view, name="switch-organization"),
     path("welcome/<str:token>/", views.welcome_view, name="welcome"),
+    path("join/<str:token>/", views.join_view, name="join"),
 ]

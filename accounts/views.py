@@ -1,29 +1,44 @@
-"""Sign-up, log-in, log-out and switching organization: plain server-rendered pages that
-set and clear the `__session` cookie."""
+"""Sign-up, log-in, log-out, switching organization and the pages behind the links an admin
+sends (invitation, join): plain server-rendered pages that set and clear the `__session`
+cookie."""
+
+from urllib.parse import quote, urlsplit
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.password_validation import ValidationError as PasswordError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import Resolver404, resolve
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from accounts.forms import LoginForm, SignupForm
-from accounts.middleware import clear_session_cookie, page_actor, page_session, set_session_cookie
-from accounts.selectors import user_authenticate, user_memberships
+from accounts.invitations import (
+    invitation_accept,
+    invited_membership,
+    join_login_proof,
+    join_login_user_id,
+    joining_membership,
+    membership_join,
+)
+from accounts.middleware import begin_session, clear_session_cookie, page_actor, page_session
+from accounts.models import Membership
+from accounts.selectors import user_authenticate, user_has_pending_memberships, user_memberships
 from accounts.services import (
     EMAIL_TAKEN,
     email_taken,
-    invitation_accept,
-    invited_membership,
     session_end,
-    session_start,
     user_signup,
 )
-from archsvc.api.errors import ApiError, ResourceAlreadyExists
+from archsvc.api.errors import ApiError, Forbidden, ResourceAlreadyExists
 from archsvc.api.ratelimit import client_ip, rate_limit_hit, seconds_text
+
+NO_ORGANIZATION_YET = (
+    "Your account is in no organization yet: open the join link an admin of the organization "
+    "sent you, and log in there."
+)
 
 
 def _next_url(request) -> str:
@@ -67,9 +82,23 @@ def login_view(request):
         membership = user_memberships(user_id=user.pk).first() if user else None
         if membership is not None:
             response = redirect(_next_url(request))
-            set_session_cookie(response, session_start(membership=membership))
+            begin_session(request, response, membership)
             return response
-        form.add_error(None, "That e-mail and password do not match an account.")
+        if user is not None:
+            # The password is right, but the account is in no organization to log in to: it
+            # may be here to join one (its join link sent it to log in).
+            pending = _pending_membership_of_next(request, user_id=user.pk)
+            if pending is not None:
+                return _join_page(
+                    request,
+                    pending,
+                    action=_next_url(request),
+                    proof=join_login_proof(membership=pending),
+                )
+        if user is not None and user_has_pending_memberships(user_id=user.pk):
+            form.add_error(None, NO_ORGANIZATION_YET)
+        else:
+            form.add_error(None, "That e-mail and password do not match an account.")
     return render(
         request, "accounts/login.html", {"form": form, "next": _next_url(request)}, status=400
     )
@@ -96,7 +125,7 @@ def signup_view(request):
             form.add_error("password", exc)
         else:
             response = redirect("/")
-            set_session_cookie(response, session_start(membership=membership))
+            begin_session(request, response, membership)
             return response
     elif "email" in form.cleaned_data and email_taken(email=form.cleaned_data["email"]):
         form.add_error("email", EMAIL_TAKEN)  # with the other problems, not after them
@@ -123,6 +152,7 @@ def switch_organization_view(request):
     session = page_session(request)
     if session is None:
         return redirect("/accounts/login/")
+    # only organizations they have joined: a pending membership grants nothing
     target = (
         user_memberships(user_id=session.membership.user_id)
         .filter(organization__slug=request.POST.get("organization", ""))
@@ -133,7 +163,7 @@ def switch_organization_view(request):
     session_end(session_id=str(session.pk))
     request.archsvc_session_cleared = True
     response = redirect("/")
-    set_session_cookie(response, session_start(membership=target))
+    begin_session(request, response, target)
     return response
 
 
@@ -159,7 +189,7 @@ def welcome_view(request, token: str):
                 return render(request, "accounts/welcome_expired.html", status=404)
             else:
                 response = redirect("/")
-                set_session_cookie(response, session_start(membership=membership))
+                begin_session(request, response, membership)
                 return response
     return render(
         request,
@@ -171,3 +201,69 @@ def welcome_view(request, token: str):
         },
         status=400 if error else 200,
     )
+
+
+def _pending_membership_of_next(request, *, user_id: int) -> Membership | None:
+    """The user's pending membership whose join link the log-in's `next` is, or None."""
+    try:
+        match = resolve(urlsplit(_next_url(request)).path)
+    except Resolver404:
+        return None
+    if match.url_name != "join":
+        return None
+    membership = joining_membership(token=match.kwargs["token"])
+    return membership if membership is not None and membership.user_id == user_id else None
+
+
+def _join_page(request, membership: Membership, *, action: str, proof: str = ""):
+    """What the organization asks, and the button that accepts (posted to `action`, the join
+    link's path)."""
+    return render(
+        request,
+        "accounts/join.html",
+        {
+            "email": membership.user.email,
+            "organization": membership.organization.name,
+            "role": membership.role,
+            "current": None if proof else page_actor(request),
+            "proof": proof,
+            "action": action,
+        },
+    )
+
+
+@never_cache  # the link is a credential: no copy kept by a browser or proxy
+@require_http_methods(["GET", "POST"])
+def join_view(request, token: str):
+    """Someone whose account existed when an admin added them accepts the membership, logged
+    in to that account, and moves to that organization. Holding the link is not enough, nor
+    is owning an account with the address (addresses are never verified): both are needed."""
+    membership = joining_membership(token=token)
+    if membership is None:
+        return render(request, "accounts/join_expired.html", status=404)
+    session = page_session(request)
+    user_id = None
+    if request.method == "POST":
+        # someone with no organization yet, who just gave their password at the log-in
+        user_id = join_login_user_id(proof=request.POST.get("proof", ""), membership=membership)
+    if user_id is None and session is not None:
+        user_id = session.membership.user_id
+    if user_id is None:
+        return redirect(f"/accounts/login/?next={quote(request.path)}")
+    if user_id != membership.user_id:
+        return render(request, "accounts/join_other_account.html", status=403)
+    if request.method == "GET":
+        return _join_page(request, membership, action=request.path)
+    try:
+        membership = membership_join(token=token, user_id=user_id)
+    except Forbidden:
+        return render(request, "accounts/join_other_account.html", status=403)
+    except ApiError:
+        return render(request, "accounts/join_expired.html", status=404)
+    if session is not None:
+        session_end(session_id=str(session.pk))
+    request.archsvc_session_cleared = True
+    messages.success(request, f"You joined {membership.organization.name}.")
+    response = redirect("/")
+    begin_session(request, response, membership)
+    return response

@@ -85,15 +85,27 @@ def test_admin_adds_a_new_user_without_password(org, admin_client):
     assert not membership.user.has_usable_password()
 
 
-def test_admin_adds_an_existing_user_who_can_then_log_in(factory, org, admin_client):
+def test_an_existing_user_added_is_invited_not_a_member_yet(factory, org, admin_client):
     other = factory.org("other")
     factory.member(other, email="known@example.com", password="correct-horse-battery")
     response = admin_client.post(
         "/settings/members/", {"action": "add", "email": "known@example.com", "role": "admin"}
     )
     assert response.status_code == 200
-    assert Membership.objects.get(user__email="known@example.com", organization=org).role == "admin"
+    page = response.content.decode()
+    assert "they join when they open the link below while logged in with that e-mail" in page
+    assert "/accounts/join/" in page and "/accounts/welcome/" not in page
+    assert "invited, not joined yet" in page
+    membership = Membership.objects.get(user__email="known@example.com", organization=org)
+    assert membership.role == "admin" and membership.is_pending
     assert User.objects.get(email="known@example.com").check_password("correct-horse-battery")
+    # logging in still starts where they are a member
+    known = Client()
+    login = known.post(
+        "/accounts/login/", {"email": "known@example.com", "password": "correct-horse-battery"}
+    )
+    assert login.status_code == 302
+    assert "Settings · Other" in known.get("/settings/").content.decode()
 
 
 def test_adding_an_existing_member_is_a_clear_error(org, admin_client, member):
@@ -437,7 +449,7 @@ def test_an_admin_can_make_a_new_link_and_nobody_else_can(org, admin_client, mem
 def test_a_forged_or_foreign_invitation_link_is_refused(org, admin_client):
     from django.core import signing
 
-    from accounts.services import INVITE_SALT
+    from accounts.invitations import INVITE_SALT
 
     forged = signing.dumps({"m": 1, "at": "2026-01-01T00:00:00+00:00"}, salt="other-salt")
     unknown = signing.dumps({"m": 99999, "at": "2026-01-01T00:00:00+00:00"}, salt=INVITE_SALT)
@@ -509,8 +521,8 @@ def test_an_invitation_to_an_organization_that_removed_you_sets_nothing(org, adm
 
 
 def test_an_admin_cannot_take_over_an_account_of_another_organization(factory, org, admin_client):
-    """The link sets the password of the whole account: it is only made while the account
-    belongs to the inviting organization alone, and only works while that still holds."""
+    """The link sets the password of the whole account: an account that existed before this
+    organization added it gets a join link instead, which sets nothing."""
     victim_org = factory.org("victim")
     victim = factory.member(victim_org, email="cfo@victim.example", role="admin")
     victim.user.set_unusable_password()
@@ -521,11 +533,19 @@ def test_an_admin_cannot_take_over_an_account_of_another_organization(factory, o
     )
     assert response.status_code == 200
     assert "/accounts/welcome/" not in response.content.decode()
-    assert "another organization too" in response.content.decode()
+    assert "/accounts/join/" in response.content.decode()
     ours = Membership.objects.get(user=victim.user, organization=org)
+    assert ours.is_pending
     refused = admin_client.post("/settings/members/", {"action": "invite", "membership": ours.pk})
-    assert refused.status_code == 400 and "another organization" in refused.content.decode()
+    assert refused.status_code == 400 and "join link" in refused.content.decode()
     assert not User.objects.get(pk=victim.user_id).has_usable_password()
+    # the victim's own organization's link still works: a pending membership grants nothing
+    theirs = factory.member(victim_org, email="boss@victim.example", role="admin")
+    response = factory.member_client(theirs, enforce_csrf=False).post(
+        "/settings/members/", {"action": "invite", "membership": victim.pk}
+    )
+    assert response.status_code == 200
+    assert Client().get(invite_link(response.content.decode())).status_code == 200
 
 
 def test_a_link_made_first_stops_when_the_account_joins_another_organization(

@@ -1,0 +1,211 @@
+"""The links an admin sends to someone they added (the app sends no mail; the admin knows
+the channel their colleague reads):
+
+- an invitation link (`/accounts/welcome/<token>/`) for a new account, whose holder chooses
+  its first password;
+- a join link (`/accounts/join/<token>/`) for an account that existed already, whose owner
+  accepts the pending membership while logged in to that account.
+
+Both are signed, name the membership and when the link was made (`invited_at`: a new link
+ends the earlier ones), and work for PASSWORD_RESET_TIMEOUT (3 days)."""
+
+from django.conf import settings
+from django.contrib.auth.password_validation import validate_password
+from django.core import signing
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Membership, User
+from accounts.services import admin_required
+from archsvc.api.errors import BadRequest, Forbidden, NotFound
+
+INVITE_SALT = "archsvc.accounts.invite"
+JOIN_SALT = "archsvc.accounts.join"
+JOIN_LOGIN_SALT = "archsvc.accounts.join-login"
+JOIN_LOGIN_SECONDS = 10 * 60
+JOIN_LINK_GONE = "This join link no longer works."
+JOIN_LINK_OTHER_ACCOUNT = "This join link is for another account."
+
+
+def _membership_of_org(actor, membership_id) -> Membership:
+    admin_required(actor)
+    try:
+        membership_pk = int(membership_id)
+    except (TypeError, ValueError):
+        raise NotFound("No such member.") from None
+    membership = (
+        Membership.objects.select_related("user")
+        .filter(pk=membership_pk, organization_id=actor.organization_id)
+        .first()
+    )
+    if membership is None:
+        raise NotFound("No such member.")
+    return membership
+
+
+def _link_token(membership: Membership, *, salt: str) -> str:
+    """A new link for the membership; the earlier ones end, as they name an older time."""
+    membership.invited_at = timezone.now()
+    membership.save(update_fields=["invited_at"])
+    return signing.dumps({"m": membership.pk, "at": membership.invited_at.isoformat()}, salt=salt)
+
+
+def _linked_membership(*, token: str, salt: str, lock: bool) -> Membership | None:
+    """The membership a link names, if the link is ours, young enough and the latest."""
+    try:
+        data = signing.loads(token, salt=salt, max_age=settings.PASSWORD_RESET_TIMEOUT)
+        membership_pk, made_at = int(data["m"]), str(data["at"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        return None
+    memberships = Membership.objects.select_related("user", "organization")
+    if lock:
+        memberships = memberships.select_for_update()
+    membership = memberships.filter(pk=membership_pk).first()
+    if membership is None or membership.invited_at is None:
+        return None
+    if membership.invited_at.isoformat() != made_at:
+        return None
+    return membership
+
+
+# --- invitation links: a new account's first password ----------------------------------------
+
+
+def _invite_refusal(membership: Membership) -> str | None:
+    """Why no invitation link may set this member's password, or None. The link's holder
+    chooses the password of the whole account, so the account must belong to this
+    organization alone: otherwise an admin of one organization could take over a person's
+    access to another (an operator sets such a password: `create_member --password`).
+    Pending memberships elsewhere do not count: they grant nothing until their join link,
+    which the other organization sent to the person, is opened while logged in. A pending
+    membership here gets a join link, never this one: its account existed before this
+    organization added it."""
+    user = membership.user
+    if membership.is_pending:
+        return (
+            f"{user.email} had an account already: they join through a join link, "
+            "opened while logged in."
+        )
+    if user.has_usable_password():
+        return f"{user.email} has a password already and can log in."
+    if not user.is_active:
+        return f"{user.email} is deactivated."
+    if (
+        Membership.objects.accepted()
+        .filter(user_id=user.pk)
+        .exclude(organization_id=membership.organization_id)
+        .exists()
+    ):
+        return (
+            f"{user.email} has an account with another organization too, so its password "
+            "is not set through this organization: ask an operator."
+        )
+    return None
+
+
+def invite_path(*, actor, membership_id) -> tuple[Membership, str]:
+    """An admin's link for a member of the organization who has no password yet: the path
+    of the page where they choose one, sent by the admin. A new link ends the earlier
+    ones."""
+    membership = _membership_of_org(actor, membership_id)
+    refusal = _invite_refusal(membership)
+    if refusal:
+        raise BadRequest(refusal)
+    return membership, f"/accounts/welcome/{_link_token(membership, salt=INVITE_SALT)}/"
+
+
+def invited_membership(*, token: str, lock: bool = False) -> Membership | None:
+    """The membership an invitation link names while the link holds: signed by us, at most
+    PASSWORD_RESET_TIMEOUT old (3 days), the latest made for it, its account still without
+    a password and still of this organization alone."""
+    membership = _linked_membership(token=token, salt=INVITE_SALT, lock=lock)
+    if membership is None or _invite_refusal(membership):
+        return None
+    return membership
+
+
+@transaction.atomic
+def invitation_accept(*, token: str, password: str) -> Membership:
+    """Set the first password (the password rules apply) and return the membership the link
+    was made for, to log in with. Locked, so two submits of one link set it once."""
+    membership = invited_membership(token=token, lock=True)
+    if membership is None:
+        raise NotFound("This invitation link no longer works.")
+    user = User.objects.select_for_update().get(pk=membership.user_id)
+    if user.has_usable_password():
+        raise NotFound("This invitation link no longer works.")
+    validate_password(password, user)
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    membership.invited_at = None
+    membership.save(update_fields=["invited_at"])
+    return membership
+
+
+# --- join links: an existing account accepts a membership ------------------------------------
+
+
+def _join_refusal(membership: Membership) -> str | None:
+    user = membership.user
+    if not membership.is_pending:
+        return f"{user.email} has joined already."
+    if not user.is_active:
+        return f"{user.email} is deactivated."
+    return None
+
+
+def join_path(*, actor, membership_id) -> tuple[Membership, str]:
+    """An admin's link for someone whose account existed when they were added: the path of
+    the page where, logged in to that account, they accept. A new link ends the earlier
+    ones."""
+    membership = _membership_of_org(actor, membership_id)
+    refusal = _join_refusal(membership)
+    if refusal:
+        raise BadRequest(refusal)
+    return membership, f"/accounts/join/{_link_token(membership, salt=JOIN_SALT)}/"
+
+
+def joining_membership(*, token: str, lock: bool = False) -> Membership | None:
+    """The pending membership a join link names while the link holds: signed by us, at most
+    PASSWORD_RESET_TIMEOUT old, the latest made for it, still pending (not withdrawn, not
+    joined) and of an active account."""
+    membership = _linked_membership(token=token, salt=JOIN_SALT, lock=lock)
+    if membership is None or _join_refusal(membership):
+        return None
+    return membership
+
+
+@transaction.atomic
+def membership_join(*, token: str, user_id: int) -> Membership:
+    """The logged-in owner of the account accepts: the membership is theirs from now on. The
+    link's holder must be that account's owner: holding the link alone is not enough, nor is
+    owning the account (its address was never verified)."""
+    membership = joining_membership(token=token, lock=True)
+    if membership is None:
+        raise NotFound(JOIN_LINK_GONE)
+    if membership.user_id != user_id:
+        raise Forbidden(JOIN_LINK_OTHER_ACCOUNT)
+    membership.accepted_at = timezone.now()
+    membership.invited_at = None
+    membership.save(update_fields=["accepted_at", "invited_at"])
+    return membership
+
+
+def join_login_proof(*, membership: Membership) -> str:
+    """For someone whose account is in no organization yet (so log-in has no session to
+    give them): that they just gave its password, for this membership, so the join page
+    may take them without a session. Short-lived; the join link is checked again too."""
+    return signing.dumps({"u": membership.user_id, "m": membership.pk}, salt=JOIN_LOGIN_SALT)
+
+
+def join_login_user_id(*, proof: str, membership: Membership) -> int | None:
+    """The user a `join_login_proof` vouches for, if it was made for this membership within
+    JOIN_LOGIN_SECONDS."""
+    if not proof:
+        return None
+    try:
+        data = signing.loads(proof, salt=JOIN_LOGIN_SALT, max_age=JOIN_LOGIN_SECONDS)
+        user_id, membership_pk = int(data["u"]), int(data["m"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        return None
+    return user_id if membership_pk == membership.pk else None
