@@ -36,9 +36,7 @@ def assert_budget_spent(response):
     assert 1 <= int(response["Retry-After"]) <= 60
 
 
-def test_an_organization_past_its_budget_gets_429_for_new_renders_only(
-    tight, factory, org, shop
-):
+def test_an_organization_past_its_budget_gets_429_for_new_renders_only(tight, factory, org, shop):
     key = factory.key_client(org, "ci")
     graph = f"/v1/projects/{shop['project']}/graph"
     first_url = f"{graph}?at={past(1)}"
