@@ -8,16 +8,28 @@ missing); write the scores into docs/benchmarks.md. Target: at least 90%.
     .venv/bin/python bench/assistant_eval.py              # all questions, docs updated
     .venv/bin/python bench/assistant_eval.py --no-write   # all questions, docs untouched
     .venv/bin/python bench/assistant_eval.py --kind impact --kind path   # some (no write)
+    .venv/bin/python bench/assistant_eval.py --hostile    # the cost of hostile messages
+
+--hostile times (CPU) the analyst's answer to messages built to make name matching expensive
+(the security review's "svc-00001 " x 400 and "what changed " x 300, and worse ones for the
+index) on the 1,000-service architectures of ../shared/bench/architectures, and counts the
+fuzzy comparisons (difflib SequenceMatcher) each made; it writes nothing (the figures are in
+docs/assistant.md).
 """
 
 import argparse
+import gc
+import json
 import os
 import statistics
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+ARCHITECTURES = ROOT.parent / "shared" / "bench" / "architectures"
+HOSTILE_ARCHITECTURES = ("random-1000", "domains-1000")
 
 TARGET = 0.9
 
@@ -39,12 +51,26 @@ def main() -> None:
         help="only this question (repeatable); implies --no-write",
     )
     parser.add_argument("--quiet", action="store_true", help="do not print the failures")
+    parser.add_argument(
+        "--hostile", action="store_true", help="time hostile messages instead (no write)"
+    )
+    parser.add_argument(
+        "--architecture",
+        action="append",
+        default=[],
+        help=f"with --hostile: an architecture of {ARCHITECTURES} (repeatable; default "
+        f"{' and '.join(HOSTILE_ARCHITECTURES)})",
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="with --hostile: runs a message")
     args = parser.parse_args()
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "archsvc.settings")
     import django
 
     django.setup()
+    if args.hostile:
+        hostile(args.architecture or list(HOSTILE_ARCHITECTURES), args.repeat)
+        return
     from diagrams.assistant.evaluation import (
         EVALUATION_PATH,
         evaluation_context,
@@ -124,6 +150,73 @@ def main() -> None:
         ]
     )
     write_section("assistant_eval", text)
+
+
+def hostile_messages(data: dict) -> dict[str, tuple[str, list]]:
+    """Messages (with their history) built to make name matching expensive, all within the
+    4,000 characters a message may have."""
+    from diagrams.assistant.context import Turn
+
+    names = [s["name"] for s in data["services"]]
+    names += list(dict.fromkeys(t["name"] for s in data["services"] for t in s["produces"]))
+    # every name once; then each with one letter dropped (typos: fuzzy matches everywhere)
+    every = " ".join(names)[:4000]
+    typos = " ".join(n[:-2] + n[-1] for n in names if len(n) > 5)[:4000]
+    own = names[1]
+    return {
+        '"svc-00001 " x 400 (4,000 chars)': (("svc-00001 " * 400)[:4000], []),
+        '"svc-00001 " x 100 (1,000 chars)': ("svc-00001 " * 100, []),
+        '"what changed " x 300 (3,900 chars)': ("what changed " * 300, []),
+        f'"{own} " repeated (4,000 chars)': (((own + " ") * 4000)[:4000], []),
+        "every name once (4,000 chars)": (every, []),
+        "every name with a typo (4,000 chars)": (typos, []),
+        "one 4,000-letter word": ("x" * 4000, []),
+        "a follow-up after 20 turns of typos": (
+            "and who consumes it?",
+            [Turn("user" if i % 2 == 0 else "assistant", typos) for i in range(20)],
+        ),
+    }
+
+
+def hostile(architectures: list[str], repeat: int) -> None:
+    """The worst CPU time of `repeat` answers to each hostile message, each on a fresh
+    context (as a request builds one), and the fuzzy comparisons it made."""
+    from diagrams.assistant import matching
+    from diagrams.assistant.analyst import analyst_answer
+    from diagrams.assistant.evaluation import architecture_context
+
+    comparisons = 0
+    original = matching.SequenceMatcher
+
+    class Counting(original):
+        def __init__(self, *args, **kwargs):
+            nonlocal comparisons
+            comparisons += 1
+            super().__init__(*args, **kwargs)
+
+    matching.SequenceMatcher = Counting
+    try:
+        for name in architectures:
+            data = json.loads((ARCHITECTURES / f"{name}.json").read_text())
+            print(f"\n{name} ({len(data['services'])} services)")
+            print("| message | worst CPU seconds | comparisons | reply |")
+            print("|---|---|---|---|")
+            worst = 0.0
+            for label, (message, history) in hostile_messages(data).items():
+                seconds = []
+                for _ in range(repeat):
+                    context = architecture_context(data)  # as a request builds it
+                    gc.collect()
+                    comparisons = 0
+                    started = time.process_time()
+                    answer = analyst_answer(context, message, history)
+                    seconds.append(time.process_time() - started)
+                worst = max(worst, *seconds)
+                reply = answer.reply.split("\n")[0][:50]
+                print(f"| {label} | {max(seconds):.3f} | {comparisons:,} | {reply} |", flush=True)
+            print(f"worst: {worst:.3f} s")
+    finally:
+        matching.SequenceMatcher = original
 
 
 def _percent(share: float) -> str:

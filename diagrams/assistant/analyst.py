@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from diagrams.assistant import tools
 from diagrams.assistant.context import Answer, AssistantContext, Turn
-from diagrams.assistant.matching import Mention, find_mentions, words
+from diagrams.assistant.matching import MatchWork, Mention, find_mentions, words
 
 CAN_ANSWER = (
     "who produces or consumes a topic; what a service produces, consumes or talks "
@@ -44,6 +44,13 @@ MONTHS.update({name[:3]: number for name, number in list(MONTHS.items())})
 
 def _has(text: str, *patterns: str) -> bool:
     return any(re.search(p, text) for p in patterns)
+
+
+def _then(text: str, first: str, then: str) -> bool:
+    """Whether `then` occurs after `first`: `first.*then` in linear time (the regex takes
+    time quadratic in the repeats of `first`)."""
+    found = re.search(first, text)
+    return bool(found and re.search(then, text[found.end() :]))
 
 
 def _since(text: str, now: datetime) -> datetime | None:
@@ -99,10 +106,11 @@ REFERRED_KIND = (
 
 
 def _recent_mentions(
-    context: AssistantContext, history: list[Turn], text: str = ""
+    context: AssistantContext, history: list[Turn], text: str = "", work: MatchWork | None = None
 ) -> list[Mention]:
     """What "it" or "that team" refers to: the entities (of that kind, when the question
-    says which) of the latest question that named any, else of the latest answer."""
+    says which) of the latest question that named any, else of the latest answer. `work`:
+    the matching budget it shares with the question."""
     wanted = next(
         (
             kind
@@ -117,7 +125,7 @@ def _recent_mentions(
             if turn.role == role:
                 found = [
                     m
-                    for m in find_mentions(context, turn.content)
+                    for m in find_mentions(context, turn.content, work)
                     if wanted is None or m.kind == wanted
                 ]
                 if found:
@@ -134,9 +142,10 @@ OUT_OF_SCOPE = (
 def analyst_answer(context: AssistantContext, message: str, history: list[Turn]) -> Answer:
     """Answer one question about the project, from its graph and history."""
     text = " ".join(words(message))
-    mentions = find_mentions(context, message)
+    work = MatchWork()  # one bound on the fuzzy matching of the question and its history
+    mentions = find_mentions(context, message, work)
     if not mentions and _has(text, r"\b(it|its|that|this|them|those|they|there|he|she)\b"):
-        mentions = _recent_mentions(context, history, text)  # "and who consumes it?"
+        mentions = _recent_mentions(context, history, text, work)  # "and who consumes it?"
     elif (
         mentions
         and _has(
@@ -166,12 +175,11 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
     node_mentions = [m for m in mentions if m.kind in ("service", "messaging")]
     now = context.now or timezone.now()
 
-    if _has(
+    if _then(
         text,
-        r"\b(other|another|all|every|else)\b.*\b(project|organi[sz]ation|org|"
-        r"tenant|customer|compan)",
-        r"\b(projects|organi[sz]ations|tenants)\b",
-    ):
+        r"\b(other|another|all|every|else)\b",
+        r"\b(project|organi[sz]ation|org|tenant|customer|compan)",
+    ) or _has(text, r"\b(projects|organi[sz]ations|tenants)\b"):
         reply = tools.summary(context)
         return Answer(
             f"I can only see this project, {context.project_name}. {reply.reply}", reply.references

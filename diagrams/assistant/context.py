@@ -3,6 +3,7 @@ Nothing of any other project or organization is ever in here."""
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 
 import networkx as nx
 
@@ -23,6 +24,14 @@ class AssistantContext:
     entities: dict  # ProjectEntities (entities.py)
     history: list[HistoryEvent] = field(default_factory=list)  # newest first
     now: datetime | None = None
+
+    @cached_property
+    def names(self):
+        """The index of the entities' names that matching.find_mentions reads, built on
+        first use and kept for every later question on this context."""
+        from diagrams.assistant.matching import NameIndex
+
+        return NameIndex(self.entities)
 
 
 @dataclass

@@ -206,3 +206,32 @@ def run_question(
         result = score(question, answer)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def architecture_context(data: dict, *, now: datetime | None = None) -> AssistantContext:
+    """The context of an architecture given as ServiceCreate bodies ({"name", "services"},
+    like ../shared/bench/architectures/*.json), without a database and with no history:
+    what bench/assistant_eval.py --hostile and the assistant's tests measure the cost on."""
+    from diagrams.slugs import service_slug
+
+    states = [
+        ServiceState(
+            slug=service_slug(service["name"]),
+            name=service["name"],
+            description=service.get("description"),
+            category=service.get("category"),
+            owner=service.get("owner"),
+            flows=tuple(service.get("flows") or ()),
+            consumes=tuple(topic_normal(t) for t in service.get("consumes", [])),
+            produces=tuple(topic_normal(t) for t in service.get("produces", [])),
+            extras=dict(service.get("extras") or {}),
+            updated_at=FALLBACK_UPDATED_AT,
+        )
+        for service in data["services"]
+    ]
+    return context_from_states(
+        project_name=data.get("name", "Architecture"),
+        services=states,
+        history=[],
+        now=now or FALLBACK_UPDATED_AT,
+    )

@@ -1,9 +1,22 @@
 """Finding the project's entities named in a question: case, punctuation and small typos
-do not matter ("orders placed", "Orders.Placed", "ordrs.placed")."""
+do not matter ("orders placed", "Orders.Placed", "ordrs.placed").
+
+A name matches a window of the question's words exactly (the same words) or fuzzily (difflib
+ratio >= 0.86, the name at least 5 characters, lengths within 3, word counts within 1). The
+cost is bounded whatever the text (docs/assistant.md, "Cost of a question"): exact names are
+looked up in an index of the project's names (`NameIndex`, built once a context); a window
+is compared fuzzily only when it lies clear of the exact matches chosen, once however often
+it repeats, and only with the names that share enough characters and character pairs with
+it to reach 0.86 at all (a bound that never skips a match); and the windows, comparisons,
+prefilter steps and candidates are capped (MAX_*), far above what a question needs. Within
+the caps the matches are those of comparing every name with every window."""
 
 import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from itertools import islice
+from operator import add
 
 from diagrams.assistant.context import AssistantContext
 
@@ -15,6 +28,19 @@ KINDS = {
     "flows": "flow",
     "categories": "category",
 }
+FUZZY_MIN = 0.86  # the least difflib ratio of a fuzzy match
+FUZZY_MIN_LENGTH = 5  # shorter names match exactly only
+FUZZY_LENGTH_SLACK = 3  # a window at most this many characters longer or shorter than the name
+
+# Bounds on the work of matching. A message has at most 4,000 characters, so at most 2,000
+# words. The windows and comparisons are counted in a MatchWork, which a caller may share
+# between texts (the analyst does, between a question and the history it looks back at);
+# the evaluation's questions use less than a tenth of any bound.
+MAX_WORDS = 2000  # of one text
+MAX_FUZZY_WINDOWS = 400  # distinct windows compared fuzzily, in order of appearance
+MAX_COMPARISONS = 2000  # difflib ratios, a long one counting as several (_comparison_cost)
+MAX_FILTER_STEPS = 200_000  # bit mask operations of the prefilter
+MAX_FUZZY_CANDIDATES = 2000  # fuzzy (entity, place in the text) candidates of one text
 
 
 def words(text: str) -> list[str]:
@@ -31,15 +57,203 @@ class Mention:
     score: float  # 1.0 exact
 
 
-def _catalog(context: AssistantContext) -> list[tuple[tuple[str, ...], str, str, str]]:
-    """(name words, entity id, kind, display name) for every entity, services also by slug."""
-    out = []
-    for group, kind in KINDS.items():
-        for entity_id, entity in context.entities[group].items():
-            out.append((tuple(words(entity["name"])), entity_id, kind, entity["name"]))
-            if kind == "service" and entity.get("slug"):
-                out.append((tuple(words(entity["slug"])), entity_id, kind, entity["name"]))
-    return [item for item in out if item[0]]
+@dataclass
+class MatchWork:
+    """The work find_mentions did, and may still do: MAX_FUZZY_WINDOWS and MAX_COMPARISONS
+    bound the sums over every call given the same MatchWork."""
+
+    words: int = 0
+    windows: int = 0  # distinct windows compared fuzzily
+    comparisons: int = 0  # difflib ratios computed
+    comparison_cost: int = 0  # their sum of _comparison_cost, at most MAX_COMPARISONS
+    filter_steps: int = 0  # bit mask operations
+    candidates: int = 0  # exact and fuzzy candidates ranked
+    capped: bool = False  # a bound cut the fuzzy matching short
+
+    def spent(self) -> bool:
+        """Whether the comparisons or the prefilter reached their bound (then no more)."""
+        if self.comparison_cost >= MAX_COMPARISONS or self.filter_steps >= MAX_FILTER_STEPS:
+            self.capped = True
+            return True
+        return False
+
+
+def _comparison_cost(window: str, name: str) -> int:
+    """A difflib ratio's cost in ratios of short names: its time grows with the product of
+    the lengths (10 us for 10 characters, 280 us for 120)."""
+    return 1 + len(window) * len(name) // 400
+
+
+@dataclass(frozen=True)
+class _Entry:
+    target: str  # the name's words, joined by spaces
+    size: int  # words
+    entity_id: str
+    kind: str
+    display: str
+
+
+def _gram_keys(text: str) -> list[tuple[str, int]]:
+    """The characters of `text` and its character pairs, the n-th occurrence of each keyed
+    apart, so that the keys two strings share count what they have in common."""
+    counts = Counter(text)
+    counts.update(map(add, text, text[1:]))
+    return [(gram, n) for gram, count in counts.items() for n in range(1, count + 1)]
+
+
+def _least_shared(total: int) -> tuple[int, int]:
+    """The fewest characters, and character pairs, two strings of `total` characters in all
+    have in common when their difflib ratio is at least FUZZY_MIN. The ratio is 2M/total, M
+    the characters of its k matching blocks, so M >= 0.43 total; blocks are separated by at
+    least one unmatched character, so k <= total - 2M + 1, and a block of l characters holds
+    l - 1 pairs: at least M - k >= 3M - total - 1 pairs in common."""
+    matched = -(-43 * total // 100)  # ceil(0.43 total), 0.43 = FUZZY_MIN / 2
+    return matched, 3 * matched - total - 1
+
+
+def _mask(positions: list[int]) -> int:
+    bits = bytearray(max(positions) // 8 + 1)
+    for position in positions:
+        bits[position >> 3] |= 1 << (position & 7)
+    return int.from_bytes(bits, "little")
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class _Bucket:
+    """The fuzzily matchable names of one length and word count, as bit masks over
+    `members`: which have each character and character pair (its n-th occurrence)."""
+
+    def __init__(self, members: list[int], entries: list[_Entry]):
+        self.members = members
+        grams: dict[tuple[str, int], list[int]] = defaultdict(list)
+        for position, index in enumerate(members):
+            for key in _gram_keys(entries[index].target):
+                grams[key].append(position)
+        self.grams = {key: _mask(positions) for key, positions in grams.items()}
+
+    def candidates(self, keys: list[tuple[str, int]], total: int, work: MatchWork) -> int:
+        """The members with enough characters and character pairs of `keys` (a window's) in
+        common to reach FUZZY_MIN, `total` the characters of both."""
+        chars, pairs = _least_shared(total)
+        found = self._having(
+            (1 << len(self.members)) - 1, [k for k in keys if len(k[0]) == 1], chars, work
+        )
+        return self._having(found, [k for k in keys if len(k[0]) == 2], pairs, work)
+
+    def _having(
+        self, members: int, keys: list[tuple[str, int]], least: int, work: MatchWork
+    ) -> int:
+        """The `members` having at least `least` of `keys`: counted up to `least`, or, when
+        fewer, the misses counted up to what a member can afford."""
+        if least <= 0 or not members:
+            return members
+        masks = [mask for key in keys if (mask := self.grams.get(key, 0) & members)]
+        spare = len(masks) - least  # the keys a member may miss
+        if spare < 0:
+            return 0
+        if work.spent():
+            return 0
+        work.filter_steps += len(keys) + len(masks) * min(least, spare + 1)
+        if least <= spare + 1:
+            level = [members] + [0] * least  # level[j]: having at least j keys so far
+            for seen, mask in enumerate(masks, 1):
+                for j in range(min(seen, least), 0, -1):
+                    level[j] |= level[j - 1] & mask
+            return level[least]
+        missed = [members] + [0] * (spare + 1)  # missed[j]: missing at least j keys so far
+        for seen, mask in enumerate(masks, 1):
+            absent = members & ~mask
+            for j in range(min(seen, spare + 1), 0, -1):
+                missed[j] |= missed[j - 1] & absent
+        return members & ~missed[spare + 1]
+
+
+class NameIndex:
+    """Every entity's name (services also by slug) as words, looked up exactly by its first
+    word and fuzzily by length and character pairs. Built once a context
+    (AssistantContext.names)."""
+
+    def __init__(self, entities: dict):
+        self.entries: list[_Entry] = []
+        unique = set()
+        for group, kind in KINDS.items():
+            for entity_id, entity in entities[group].items():
+                names = [entity["name"]]
+                if kind == "service" and entity.get("slug"):
+                    names.append(entity["slug"])
+                for name in names:
+                    target = " ".join(words(name))
+                    if target and (target, entity_id) not in unique:
+                        unique.add((target, entity_id))
+                        self.entries.append(
+                            _Entry(target, target.count(" ") + 1, entity_id, kind, entity["name"])
+                        )
+        self.exact: dict[str, list[int]] = {}
+        first_sizes: dict[str, set[int]] = defaultdict(set)
+        self.fuzzy: dict[tuple[int, int], list[int]] = defaultdict(list)  # (length, words)
+        for index, entry in enumerate(self.entries):
+            self.exact.setdefault(entry.target, []).append(index)
+            first_sizes[entry.target.split(" ", 1)[0]].add(entry.size)
+            if len(entry.target) >= FUZZY_MIN_LENGTH:
+                self.fuzzy[len(entry.target), entry.size].append(index)
+        self.first_sizes = {word: sorted(sizes) for word, sizes in first_sizes.items()}
+        self.fuzzy_spans = sorted({s + d for _, s in self.fuzzy for d in (-1, 0, 1)} - {0})
+        self.longest = max((length for length, _ in self.fuzzy), default=0)
+        self._buckets: dict[tuple[int, int], _Bucket] = {}  # built when first needed
+
+    def _bucket(self, length: int, size: int) -> _Bucket | None:
+        if (length, size) not in self.fuzzy:
+            return None
+        if (length, size) not in self._buckets:
+            self._buckets[length, size] = _Bucket(self.fuzzy[length, size], self.entries)
+        return self._buckets[length, size]
+
+    def exact_mentions(self, tokens: list[str]) -> list[Mention]:
+        found = []
+        for start, token in enumerate(tokens):
+            for size in self.first_sizes.get(token, ()):
+                if start + size > len(tokens):
+                    break
+                for index in self.exact.get(" ".join(tokens[start : start + size]), ()):
+                    entry = self.entries[index]
+                    found.append(
+                        Mention(entry.entity_id, entry.kind, entry.display, start, size, 1.0)
+                    )
+        return found
+
+    def fuzzy_matches(
+        self, window: str, span: int, skip: set[str], work: MatchWork
+    ) -> list[tuple[_Entry, float]]:
+        """The names of entities not in `skip` a window of `span` words matches fuzzily."""
+        keys = _gram_keys(window)
+        matches = []
+        for length in range(
+            max(FUZZY_MIN_LENGTH, len(window) - FUZZY_LENGTH_SLACK),
+            len(window) + FUZZY_LENGTH_SLACK + 1,
+        ):
+            for size in (span - 1, span, span + 1):
+                bucket = self._bucket(length, size)
+                if bucket is None:
+                    continue
+                found = bucket.candidates(keys, len(window) + length, work)
+                for position in _bits(found):
+                    entry = self.entries[bucket.members[position]]
+                    if entry.entity_id in skip or entry.target == window:
+                        continue
+                    if work.spent():
+                        return matches
+                    work.comparisons += 1
+                    work.comparison_cost += _comparison_cost(window, entry.target)
+                    score = SequenceMatcher(None, window, entry.target).ratio()
+                    if score >= FUZZY_MIN:
+                        matches.append((entry, score))
+        return matches
 
 
 # Words that say which kind a shared name means ("the checkout flow", "catalog service").
@@ -64,57 +278,107 @@ HINTS = {
 DEFAULT_RANK = {"service": 0, "messaging": 1, "owner": 2, "flow": 3, "category": 4}
 
 
-def _hint(tokens: list[str], start: int, span: int, kind: str) -> float:
+def _hint(tokens: list[str], start: int, span: int, kind: str, anywhere: set[str]) -> float:
     """How strongly the words around a name say it is of `kind`: next to it, two words
-    away, or anywhere in the question."""
+    away, or anywhere in the question (`anywhere`: the kinds a word of it hints at)."""
     hints = HINTS[kind]
     if set(tokens[max(0, start - 1) : start] + tokens[start + span : start + span + 1]) & hints:
         return 1.0
     if set(tokens[max(0, start - 2) : start] + tokens[start + span : start + span + 2]) & hints:
         return 0.75
-    return 0.5 if set(tokens) & hints else 0.0
+    return 0.5 if kind in anywhere else 0.0
 
 
-def find_mentions(context: AssistantContext, text: str) -> list[Mention]:
+def _fuzzy_windows(
+    tokens: list[str], spans: list[int], longest: int, taken: set[int], work: MatchWork
+) -> tuple[dict[str, int], list[tuple[int, str]]]:
+    """The windows worth comparing fuzzily (distinct, with their word count, in order of
+    appearance, up to MAX_FUZZY_WINDOWS in all) and where each occurs: windows of a length a
+    name could match, clear of the exact matches chosen."""
+    ends = [0]  # ends[i]: the characters of tokens[:i], a space after each
+    for token in tokens:
+        ends.append(ends[-1] + len(token) + 1)
+    blocked = [0]  # blocked[i]: the taken words among tokens[:i]
+    for i in range(len(tokens)):
+        blocked.append(blocked[-1] + (i in taken))
+    distinct: dict[str, int] = {}
+    places: list[tuple[int, str]] = []
+    for start in range(len(tokens)):
+        for span in spans:
+            end = start + span
+            if end > len(tokens) or blocked[end] != blocked[start]:
+                break
+            length = ends[end] - ends[start] - 1
+            if length < FUZZY_MIN_LENGTH - FUZZY_LENGTH_SLACK:
+                continue
+            if length > longest + FUZZY_LENGTH_SLACK:
+                break
+            window = " ".join(tokens[start:end])
+            if window not in distinct:
+                if work.windows + len(distinct) >= MAX_FUZZY_WINDOWS:  # counted below
+                    work.capped = True
+                    continue
+                distinct[window] = span
+            places.append((start, window))
+    return distinct, places
+
+
+def find_mentions(
+    context: AssistantContext, text: str, work: MatchWork | None = None
+) -> list[Mention]:
     """Entities named in `text`, best first, not overlapping, in order of appearance. A
     name several kinds share goes to the kind its neighbouring words name, else to a
-    service, then a topic, a team, a flow, a category."""
-    tokens = words(text)
-    candidates: list[Mention] = []
-    for name_words, entity_id, kind, display in _catalog(context):
-        size = len(name_words)
-        target = " ".join(name_words)
-        for span in {size, size - 1, size + 1} - {0}:
-            for start in range(0, max(0, len(tokens) - span + 1)):
-                window = " ".join(tokens[start : start + span])
-                if window == target:
-                    score = 1.0
-                elif len(target) >= 5 and abs(len(window) - len(target)) <= 3:
-                    score = SequenceMatcher(None, window, target).ratio()
-                    if score < 0.86:
-                        continue
-                else:
-                    continue
-                candidates.append(Mention(entity_id, kind, display, start, span, score))
-    # a longer exact name wins over a shorter one inside it ("orders placed" over "orders")
-    candidates.sort(
-        key=lambda m: (
+    service, then a topic, a team, a flow, a category. An exact match beats any fuzzy one;
+    then the higher ratio, the longer name ("orders placed" over "orders" inside it)."""
+    work = work if work is not None else MatchWork()
+    index: NameIndex = context.names
+    tokens = words(text)[:MAX_WORDS]
+    work.words += len(tokens)
+    present = set(tokens)
+    anywhere = {kind for kind, hints in HINTS.items() if present & hints}
+
+    def rank(m: Mention):
+        return (
             -m.score,
             -m.length,
-            -_hint(tokens, m.start, m.length, m.kind),
+            -_hint(tokens, m.start, m.length, m.kind, anywhere),
             DEFAULT_RANK[m.kind],
             m.start,
             m.entity_id,
         )
-    )
+
     taken: set[int] = set()
-    chosen: list[Mention] = []
     seen: set[str] = set()
-    for mention in candidates:
-        cells = set(range(mention.start, mention.start + mention.length))
-        if cells & taken or mention.entity_id in seen:
-            continue
-        taken |= cells
-        seen.add(mention.entity_id)
-        chosen.append(mention)
+    chosen: list[Mention] = []
+
+    def choose(candidates: list[Mention]) -> None:
+        work.candidates += len(candidates)
+        for mention in sorted(candidates, key=rank):
+            cells = range(mention.start, mention.start + mention.length)
+            if mention.entity_id in seen or any(cell in taken for cell in cells):
+                continue
+            taken.update(cells)
+            seen.add(mention.entity_id)
+            chosen.append(mention)
+
+    # Every exact candidate ranks above every fuzzy one, so the exact ones are chosen first,
+    # alone; a fuzzy candidate overlapping them, or of an entity they name, would lose.
+    choose(index.exact_mentions(tokens))
+    distinct, places = _fuzzy_windows(tokens, index.fuzzy_spans, index.longest, taken, work)
+    matches: dict[str, list[tuple[_Entry, float]]] = {}
+    for window, span in distinct.items():
+        if work.spent():
+            break
+        work.windows += 1
+        matches[window] = index.fuzzy_matches(window, span, seen, work)
+    fuzzy = (
+        Mention(entry.entity_id, entry.kind, entry.display, start, distinct[window], score)
+        for start, window in places
+        for entry, score in matches.get(window, ())
+    )
+    fuzzy = list(islice(fuzzy, MAX_FUZZY_CANDIDATES + 1))
+    if len(fuzzy) > MAX_FUZZY_CANDIDATES:
+        work.capped = True
+        fuzzy.pop()
+    choose(fuzzy)
     return sorted(chosen, key=lambda m: m.start)

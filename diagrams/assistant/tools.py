@@ -4,6 +4,7 @@ analyst calls them; an LLM engine gets them as tools."""
 
 from collections import Counter
 from datetime import datetime
+from itertools import islice
 
 import networkx as nx
 
@@ -106,7 +107,7 @@ def path(context: AssistantContext, source_id: str, target_id: str) -> Answer:
     """How data gets from one entity to another: the shortest paths along the data flow."""
     graph, a, b = context.graph, _name(context, source_id), _name(context, target_id)
     try:
-        paths = list(nx.all_shortest_paths(graph, source_id, target_id))[:3]
+        paths = list(islice(nx.all_shortest_paths(graph, source_id, target_id), 3))
     except (nx.NetworkXNoPath, nx.NodeNotFound):
         paths = []
     if not paths:
