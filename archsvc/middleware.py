@@ -83,13 +83,21 @@ def _has_nul(values) -> str | None:
     return None
 
 
+def _sealed(response):
+    """A refusal made before the security middleware runs carries its headers all the same."""
+    response["Content-Security-Policy"] = PAGES_CSP
+    response["X-Content-Type-Options"] = "nosniff"
+    response["X-Frame-Options"] = "DENY"
+    return response
+
+
 class RefuseNulMiddleware:
     """U+0000 is in no name, slug, search or form field anyone means, and PostgreSQL text
     cannot hold it (a DataError, which was a 500 on every path segment, query parameter
     and form field that reached the database). Refused before any view: a path holding it
     names nothing (404), a query parameter or form field holding it is a 400 naming it.
-    JSON bodies are the serializers' (they refuse it per field); Django admin's search form
-    refuses it itself, and says so on its page."""
+    A cookie holding it is dropped. JSON bodies are the serializers' (they refuse it per
+    field); Django admin's search form refuses it in `q` itself, and says so on its page."""
 
     FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 
@@ -97,16 +105,25 @@ class RefuseNulMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.path.startswith("/admin/"):  # its own pages say so (test_admin)
-            return self.get_response(request)
+        # a cookie holding it is no cookie: Django reads `sessionid="a\\000b"` as U+0000,
+        # and the admin's session lookup sent it to PostgreSQL, before any log-in
+        for name in [n for n, v in request.COOKIES.items() if "\x00" in n or "\x00" in v]:
+            del request.COOKIES[name]
         api = request.path.startswith("/v1")
         if "\x00" in request.path:
             if api:
-                return error_json(404, "not_found", "Not found: the path holds a NUL character.")
-            return HttpResponseNotFound(
-                render_to_string("404.html", request=request), content_type="text/html"
+                return _sealed(
+                    error_json(404, "not_found", "Not found: the path holds a NUL character.")
+                )
+            return _sealed(
+                HttpResponseNotFound(
+                    render_to_string("404.html", request=request), content_type="text/html"
+                )
             )
-        where, name = "Query parameter", _has_nul(request.GET.lists())
+        query = request.GET.lists()
+        if request.path.startswith("/admin/"):  # its search form refuses q itself, and says so
+            query = [(k, v) for k, v in query if k != "q"]
+        where, name = "Query parameter", _has_nul(query)
         if name is None and request.content_type in self.FORMS and request.method == "POST":
             try:
                 where, name = "Form field", _has_nul(request.POST.lists())
@@ -115,8 +132,10 @@ class RefuseNulMiddleware:
         if name is not None:
             message = f"{where} '{name}' holds a NUL character (U+0000)."
             if api:
-                return error_json(400, "bad_request", message)
-            return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
+                return _sealed(error_json(400, "bad_request", message))
+            return _sealed(
+                HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
+            )
         return self.get_response(request)
 
 

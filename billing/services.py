@@ -2,7 +2,7 @@
 provider's webhooks), and AI credits. The state machine is in docs/billing.md."""
 
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, Value
@@ -245,7 +245,17 @@ def _event_time(payload: dict) -> datetime:
         value = None
     if value is None or value.tzinfo is None:
         raise WebhookRejected(400, "occurred_at must be a date-time with an offset.")
-    return value
+    # an event happens now, give or take a provider's delays and clock skew: a time years
+    # away (9999-12-31T23:59:59-14:00 is past year 9999 in UTC) would be stored and break
+    # every later read of the subscription, or overflow here
+    try:
+        utc = value.astimezone(UTC)
+    except OverflowError:
+        utc = None
+    now = timezone.now()
+    if utc is None or not (now - timedelta(days=3650) <= utc <= now + timedelta(days=1)):
+        raise WebhookRejected(400, "occurred_at is not a time an event can have happened.")
+    return utc
 
 
 def _event_organization(entity: dict) -> tuple[Organization | None, Subscription | None]:

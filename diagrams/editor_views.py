@@ -479,7 +479,12 @@ def history(request, project_id: str):
     except ApiError:
         return _not_found(request)
     raw_page = request.GET.get("page", "1")
-    page = int(raw_page) if raw_page.isdigit() and 0 < int(raw_page) < 10**6 else 1
+    # ASCII digits only: isdigit() alone takes "²", which int() refuses (a 500)
+    page = (
+        int(raw_page)
+        if raw_page.isascii() and raw_page.isdigit() and len(raw_page) <= 6 and int(raw_page) > 0
+        else 1
+    )
     snapshots, total = history_page(project=project, page=page - 1, size=HISTORY_PAGE_SIZE)
     pages = max(1, -(-total // HISTORY_PAGE_SIZE))
     if page > pages:  # an old link past the end: its last page

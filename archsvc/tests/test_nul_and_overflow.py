@@ -3,6 +3,7 @@ cannot hold U+0000 and whose OFFSET stops at 2**63): each is now a 4xx that says
 wrong, and changes nothing."""
 
 import pytest
+from django.test import Client
 
 from accounts.models import ApiKey
 from diagrams.tests.helpers import new_project, new_service, put
@@ -45,6 +46,7 @@ def test_an_editor_address_holding_nul_is_the_404_page(admin, api, project):
 def test_a_query_parameter_holding_nul_is_a_400_naming_it(admin, api, project):
     page = admin.get("/?q=a%00b")
     assert page.status_code == 400
+    assert page["X-Content-Type-Options"] == "nosniff" and page["Content-Security-Policy"]
     assert "Query parameter 'q'" in page.content.decode()
     body = api.get("/v1/projects?query=a%00b").json()
     assert (body["status"], body["code"]) == (400, "bad_request")
@@ -71,3 +73,25 @@ def test_page_numbers_past_any_database_offset(admin, api):
         assert response.status_code == 400, value
         assert "'page'" in response.json()["message"]
     assert api.get("/v1/projects?page=0&size=20").status_code == 200
+
+
+def test_history_page_numbers_are_ascii_digits(admin, project):
+    for value in ("%C2%B2", "%E2%91%A0", "0000001" + "0" * 4300, "-1", "x"):
+        response = admin.get(f"/projects/{project}/history/?page={value}")
+        assert response.status_code == 200, value  # the first page
+
+
+def test_a_cookie_holding_nul_is_no_cookie(admin, operator):
+    """Django reads `sessionid="a\\000b"` as holding U+0000; the admin's session lookup sent
+    it to PostgreSQL (a 500 with no log-in needed). Such a cookie is dropped."""
+    anonymous = Client()
+    anonymous.cookies["sessionid"] = "aaaaaaaaaaaa\x00b"
+    assert anonymous.get("/admin/login/").status_code == 200
+    admin.cookies["csrftoken"] = "a\x00b"
+    assert admin.get("/").status_code == 200
+
+
+def test_admin_paths_and_filters_holding_nul_are_refused(operator, project):
+    assert operator.get("/admin/diagrams/project/a%00b/change/").status_code == 404
+    assert operator.get("/admin/billing/subscription/?status__exact=a%00b").status_code == 400
+    assert operator.get("/admin/diagrams/project/", {"q": "\x00"}).status_code == 200

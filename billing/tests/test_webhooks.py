@@ -330,6 +330,9 @@ def _refusals(org) -> dict:
         "subscription id too long": signed(data_variant(id="sub_" + "x" * 100)),
         "customer id not a string": signed(data_variant(customer_id=["ctm"])),
         "event_type too long": signed(variant(event_type="subscription." + "x" * 100)),
+        # past year 9999 in UTC: overflowed, or stored and broke every later read
+        "occurred_at past any calendar": signed(variant(occurred_at="9999-12-31T23:59:59-14:00")),
+        "occurred_at years ahead": signed(variant(occurred_at="2999-01-01T00:00:00Z")),
     }
 
 
@@ -362,6 +365,8 @@ REFUSALS = [
     "subscription id too long",
     "customer id not a string",
     "event_type too long",
+    "occurred_at past any calendar",
+    "occurred_at years ahead",
 ]
 
 
