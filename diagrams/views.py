@@ -228,7 +228,17 @@ def project_page(request, project_id: str):
         project = project_get(actor=actor, project_id=project_id)
     except ApiError:
         return render(request, "404.html", status=404)
-    svg = project_render(project=project, at=None, filtered_ids=[], depth=None, kind="svg").decode()
+    # a write makes a new state to draw: counted against the organization's render budget
+    # like the API's reads (a write and a reload, 120 times a minute, each a new render)
+    charge_renders_to(f"org:{actor.organization_id}")
+    graph_wait = None
+    try:
+        svg = project_render(
+            project=project, at=None, filtered_ids=[], depth=None, kind="svg"
+        ).decode()
+    except RenderBudgetSpent as spent:
+        svg, graph_wait = "", spent.retry_after
+    charge_renders_to(None)  # the tables' entities are the page's own reading, not a drawing
     entities = project_entities_cached(project=project)
     events, _ = history_page(project=project, page=0, size=100)
     timeline = [
@@ -253,6 +263,7 @@ def project_page(request, project_id: str):
             "credits": ai_credits_current(organization=actor.organization),
             "can_manage": actor.can_manage_project(created_by_ref=project.created_by_ref),
             "svg": svg,
+            "graph_wait": graph_wait,
             "svg_url": f"/v1/projects/{project.id}/graph/svg",
             "depth": 1,
             "depths": range(6),

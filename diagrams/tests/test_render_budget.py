@@ -79,3 +79,16 @@ def test_without_a_budget_every_render_answers(settings, factory, org, shop):
     for seconds in range(1, 6):
         response = key.get(f"/v1/projects/{shop['project']}/graph?at={past(seconds)}")
         assert response.status_code == 200
+
+
+def test_the_project_page_after_a_write_counts_against_the_budget(tight, factory, org, shop):
+    """A write then a reload is a new state to draw: once the organization's budget is
+    spent, the page still opens (its tables, its history) and says when the graph is back."""
+    page = shop["member"].get(f"/projects/{shop['project']}/")
+    assert page.status_code == 200 and b"<svg" in page.content  # the first drawing: within
+    new_service(shop["member"], shop["project"], {"name": "Refunds"})
+    page = shop["member"].get(f"/projects/{shop['project']}/")
+    assert page.status_code == 200
+    assert b"<svg" not in page.content
+    assert b"redrawn too often" in page.content
+    assert b'data-focus-id="service--refunds"' in page.content  # the tables are there
