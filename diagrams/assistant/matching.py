@@ -7,9 +7,10 @@ cost is bounded whatever the text (docs/assistant.md, "Cost of a question"): exa
 looked up in an index of the project's names (`NameIndex`, built once a context); a window
 is compared fuzzily only when it lies clear of the exact matches chosen, once however often
 it repeats, and only with the names that share enough characters and character pairs with
-it to reach 0.86 at all (a bound that never skips a match); and the windows, comparisons,
-prefilter steps and candidates are capped (MAX_*), far above what a question needs. Within
-the caps the matches are those of comparing every name with every window."""
+it to reach 0.86 at all (a bound that never skips a match); and the exact lookups and
+candidates, the windows, comparisons, prefilter steps and fuzzy candidates are capped
+(MAX_*), far above what a question needs. Within the caps the matches are those of
+comparing every name with every window."""
 
 import re
 from collections import Counter, defaultdict
@@ -41,6 +42,9 @@ MAX_FUZZY_WINDOWS = 400  # distinct windows compared fuzzily, in order of appear
 MAX_COMPARISONS = 2000  # difflib ratios, a long one counting as several (_comparison_cost)
 MAX_FILTER_STEPS = 200_000  # bit mask operations of the prefilter
 MAX_FUZZY_CANDIDATES = 2000  # fuzzy (entity, place in the text) candidates of one text
+MAX_EXACT_WORDS = 20_000  # words of the windows looked up exactly, in order of appearance
+MAX_EXACT_CANDIDATES = 2000  # exact (entity, place in the text) candidates, in that order
+MAX_FUZZY_PLACES = 20_000  # (window, place in the text) pairs considered for fuzzy matching
 
 
 def words(text: str) -> list[str]:
@@ -68,6 +72,9 @@ class MatchWork:
     comparison_cost: int = 0  # their sum of _comparison_cost, at most MAX_COMPARISONS
     filter_steps: int = 0  # bit mask operations
     candidates: int = 0  # exact and fuzzy candidates ranked
+    exact_words: int = 0  # words of the windows looked up exactly, at most MAX_EXACT_WORDS
+    exact_candidates: int = 0  # at most MAX_EXACT_CANDIDATES
+    places: int = 0  # windows (with their place) considered fuzzily, at most MAX_FUZZY_PLACES
     capped: bool = False  # a bound cut the fuzzy matching short
 
     def spent(self) -> bool:
@@ -214,13 +221,30 @@ class NameIndex:
             self._buckets[length, size] = _Bucket(self.fuzzy[length, size], self.entries)
         return self._buckets[length, size]
 
-    def exact_mentions(self, tokens: list[str]) -> list[Mention]:
+    def exact_mentions(self, tokens: list[str], work: MatchWork) -> list[Mention]:
+        """The names of the windows of `tokens` (every place), in order of appearance until
+        the words looked up or the candidates reach MAX_EXACT_WORDS or MAX_EXACT_CANDIDATES
+        (over every text sharing `work`): a name many entities share, repeated, or names
+        nested in one another ("a", "a a", ...) cost no more than that."""
         found = []
         for start, token in enumerate(tokens):
             for size in self.first_sizes.get(token, ()):
                 if start + size > len(tokens):
                     break
-                for index in self.exact.get(" ".join(tokens[start : start + size]), ()):
+                if (
+                    work.exact_words + size > MAX_EXACT_WORDS
+                    or work.exact_candidates >= MAX_EXACT_CANDIDATES
+                ):
+                    work.capped = True
+                    return found
+                work.exact_words += size
+                indices = self.exact.get(" ".join(tokens[start : start + size]), ())
+                spare = MAX_EXACT_CANDIDATES - work.exact_candidates
+                if len(indices) > spare:
+                    work.capped = True
+                    indices = indices[:spare]
+                work.exact_candidates += len(indices)
+                for index in indices:
                     entry = self.entries[index]
                     found.append(
                         Mention(entry.entity_id, entry.kind, entry.display, start, size, 1.0)
@@ -293,8 +317,9 @@ def _fuzzy_windows(
     tokens: list[str], spans: list[int], longest: int, taken: set[int], work: MatchWork
 ) -> tuple[dict[str, int], list[tuple[int, str]]]:
     """The windows worth comparing fuzzily (distinct, with their word count, in order of
-    appearance, up to MAX_FUZZY_WINDOWS in all) and where each occurs: windows of a length a
-    name could match, clear of the exact matches chosen."""
+    appearance, up to MAX_FUZZY_WINDOWS in all) and where each occurs (up to MAX_FUZZY_PLACES
+    in all): windows of a length a name could match, clear of the exact matches chosen."""
+    joined = " ".join(tokens)
     ends = [0]  # ends[i]: the characters of tokens[:i], a space after each
     for token in tokens:
         ends.append(ends[-1] + len(token) + 1)
@@ -313,7 +338,11 @@ def _fuzzy_windows(
                 continue
             if length > longest + FUZZY_LENGTH_SLACK:
                 break
-            window = " ".join(tokens[start:end])
+            if work.places >= MAX_FUZZY_PLACES:
+                work.capped = True
+                return distinct, places
+            work.places += 1
+            window = joined[ends[start] : ends[end] - 1]
             if window not in distinct:
                 if work.windows + len(distinct) >= MAX_FUZZY_WINDOWS:  # counted below
                     work.capped = True
@@ -363,7 +392,7 @@ def find_mentions(
 
     # Every exact candidate ranks above every fuzzy one, so the exact ones are chosen first,
     # alone; a fuzzy candidate overlapping them, or of an entity they name, would lose.
-    choose(index.exact_mentions(tokens))
+    choose(index.exact_mentions(tokens, work))
     distinct, places = _fuzzy_windows(tokens, index.fuzzy_spans, index.longest, taken, work)
     matches: dict[str, list[tuple[_Entry, float]]] = {}
     for window, span in distinct.items():

@@ -19,8 +19,11 @@ from diagrams.assistant.evaluation import (
 )
 from diagrams.assistant.matching import (
     MAX_COMPARISONS,
+    MAX_EXACT_CANDIDATES,
+    MAX_EXACT_WORDS,
     MAX_FILTER_STEPS,
     MAX_FUZZY_CANDIDATES,
+    MAX_FUZZY_PLACES,
     MAX_FUZZY_WINDOWS,
     MatchWork,
     Mention,
@@ -307,6 +310,121 @@ def test_the_index_is_built_once_a_context(large, monkeypatch):
     assert find_mentions(large, "who consumes topic-00042?")[0].entity_id == (
         "messaging--topic-00042"
     )
+
+
+# --- names many entities share, or nested in one another ------------------------------------
+# (a security re-check: one service producing 1,000 topics "a" + X + "a", X 1,000 different
+# non-alphanumeric characters, all "a a" as words: 6.15 s of CPU for "a a a ..." x 2,000
+# through the API, 30.9 s for "what is in that flow?" after 20 turns of it; 31 services
+# "a", "a a", ..., "a" x 31: 2.2 s)
+
+
+def separators(count: int) -> list[str]:
+    """`count` characters that are not a word's ("a" + X + "a" is the words "a a")."""
+    found, code = [], 0x21
+    while len(found) < count:
+        char, code = chr(code), code + 1
+        if char.isprintable() and words(f"a{char}a") == ["a", "a"]:
+            found.append(char)
+    return found
+
+
+@pytest.fixture(scope="module")
+def namesakes():
+    topics = [{"name": f"a{x}a"} for x in separators(1000)]
+    return architecture_context(
+        {"name": "namesakes", "services": [{"name": "s", "produces": topics}]}
+    )
+
+
+@pytest.fixture(scope="module")
+def nested():
+    return architecture_context(
+        {"name": "nested", "services": [{"name": " ".join("a" * n)} for n in range(1, 32)]}
+    )
+
+
+class CountingMention(Mention):
+    made = 0
+
+    def __init__(self, *args, **kwargs):
+        CountingMention.made += 1
+        super().__init__(*args, **kwargs)
+
+
+@pytest.fixture
+def mentions_made(monkeypatch):
+    """How many candidate mentions matching made (every one, not what it reports)."""
+    monkeypatch.setattr(matching, "Mention", CountingMention)
+    CountingMention.made = 0
+    return lambda: CountingMention.made
+
+
+def assert_within_bounds(work: MatchWork) -> None:
+    assert work.exact_words <= MAX_EXACT_WORDS
+    assert work.exact_candidates <= MAX_EXACT_CANDIDATES
+    assert work.places <= MAX_FUZZY_PLACES
+    assert work.windows <= MAX_FUZZY_WINDOWS
+    assert work.comparison_cost <= MAX_COMPARISONS + 200
+    assert work.filter_steps <= MAX_FILTER_STEPS + 50_000
+
+
+def test_the_namesake_projects_name_every_entity_as_a_a(namesakes, nested):
+    assert len(namesakes.entities["topics"]) == 1000
+    assert {" ".join(words(t["name"])) for t in namesakes.entities["topics"].values()} == {"a a"}
+    assert len(nested.entities["services"]) == 31
+
+
+@pytest.mark.parametrize("project", ["namesakes", "nested"])
+def test_a_name_many_entities_share_repeated_does_bounded_work(
+    project, request, comparisons, mentions_made
+):
+    context = request.getfixturevalue(project)
+    message = " ".join(["a"] * 2000)
+    work = MatchWork()
+    found = find_mentions(context, message, work)
+    assert found and work.capped
+    assert_within_bounds(work)
+    # before: 1,999,000 exact candidates (namesakes), 61,535 and ~1M words joined (nested)
+    assert mentions_made() <= work.candidates + 1  # + the fuzzy one past the bound
+    assert work.candidates <= MAX_EXACT_CANDIDATES + MAX_FUZZY_CANDIDATES
+    assert comparisons() == work.comparisons
+
+
+@pytest.mark.parametrize("project", ["namesakes", "nested"])
+def test_history_of_shared_names_does_bounded_work(project, request, monkeypatch, mentions_made):
+    """Up to six history turns are matched; they share the question's bounds."""
+    context = request.getfixturevalue(project)
+    from diagrams.assistant import analyst
+
+    works, find = [], analyst.find_mentions
+
+    def recording(context, text, work=None):
+        works.append(work)
+        return find(context, text, work)
+
+    monkeypatch.setattr(analyst, "find_mentions", recording)
+    turns = " ".join(["a"] * 2000)
+    history = [Turn("user" if i % 2 == 0 else "assistant", turns) for i in range(20)]
+    assert analyst_answer(context, "what is in that flow?", history).reply
+    assert len(works) == 7 and all(w is works[0] for w in works)  # the question, six turns
+    assert_within_bounds(works[0])
+    assert works[0].candidates <= MAX_EXACT_CANDIDATES + 7 * MAX_FUZZY_CANDIDATES
+    assert mentions_made() <= works[0].candidates + 7
+
+
+def test_within_the_bounds_shared_and_nested_names_match_as_an_exhaustive_search_does(
+    namesakes, nested
+):
+    for context, text in [
+        (namesakes, "who produces a.a?"),
+        (namesakes, "does a a consume a b?"),
+        (nested, "a a a a and a " * 4),
+        (nested, " ".join(["a"] * 40)),
+    ]:
+        work = MatchWork()
+        assert find_mentions(context, text, work) == exhaustive_mentions(context, text), text
+        assert not work.capped, text
 
 
 # --- through the API, on a large project ---------------------------------------------------
