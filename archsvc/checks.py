@@ -35,3 +35,20 @@ def billing_provider_charges(app_configs, **kwargs):
             )
         ]
     return []
+
+
+@register(Tags.caches, deploy=True)
+def shared_cache_for_several_processes(app_configs, **kwargs):
+    import os
+
+    if not settings.REDIS_URL and os.environ.get("WEB_CONCURRENCY") != "1":
+        return [
+            Warning(
+                "REDIS_URL is not set: rate limits, render budgets and cached renders are "
+                "counted in each process alone, and gunicorn.conf.py starts several workers "
+                "(CONTRACT 11: several processes set REDIS_URL).",
+                hint="Set REDIS_URL, or run one process (WEB_CONCURRENCY=1).",
+                id="archsvc.W003",
+            )
+        ]
+    return []

@@ -97,6 +97,7 @@ def test_check_deploy_is_clean_with_production_settings():
         "SECRET_KEY": "x" * 20 + "production-secret-with-enough-entropy-1234567890",
         "ALLOWED_HOSTS": "archsvc.example.com",
         "BILLING_PROVIDER": "paddle",
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

@@ -1,6 +1,7 @@
 """`manage.py check --deploy` refuses what would run in production without complaint and
-should not: the public development SECRET_KEY, and the local billing provider (any admin
-could choose any plan without paying) unless the deployment says it sells no plans."""
+should not: the public development SECRET_KEY, the local billing provider (any admin could
+choose any plan without paying) unless the deployment says it sells no plans, and several
+processes without the shared cache that rate limits and render budgets are counted in."""
 
 import os
 import subprocess
@@ -12,6 +13,7 @@ PRODUCTION = {
     "SECRET_KEY": "y" * 20 + "production-secret-with-enough-entropy-0987654321",
     "ALLOWED_HOSTS": "archsvc.example.com",
     "BILLING_PROVIDER": "paddle",
+    "REDIS_URL": "redis://127.0.0.1:6379/0",
 }
 
 
@@ -45,3 +47,11 @@ def test_the_local_billing_provider_is_a_warning_unless_no_plans_are_sold():
     result = check_deploy(BILLING_PROVIDER=None, BILLING_LOCAL_IN_PRODUCTION="1")
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+def test_several_processes_without_a_shared_cache_are_a_warning():
+    result = check_deploy(REDIS_URL=None)
+    assert result.returncode != 0
+    assert "archsvc.W003" in result.stderr and "REDIS_URL is not set" in result.stderr
+    result = check_deploy(REDIS_URL=None, WEB_CONCURRENCY="1")  # one process: its own cache
+    assert result.returncode == 0, result.stderr
