@@ -68,6 +68,25 @@ def _linked_membership(*, token: str, salt: str, lock: bool) -> Membership | Non
     return membership
 
 
+def _new_link(actor, membership_id, refusal, salt: str, page: str) -> tuple[Membership, str]:
+    """An admin's new link (invitation or join) for a membership of their organization,
+    refused with `refusal`'s words when the membership cannot take one."""
+    membership = _membership_of_org(actor, membership_id)
+    refused = refusal(membership)
+    if refused:
+        raise BadRequest(refused)
+    return membership, f"{page}{_link_token(membership, salt=salt)}/"
+
+
+def _link_holds(token: str, salt: str, refusal, *, lock: bool) -> Membership | None:
+    """The membership a link names while it holds: ours, young enough, the latest made for
+    it, and nothing `refusal` says against it."""
+    membership = _linked_membership(token=token, salt=salt, lock=lock)
+    if membership is None or refusal(membership):
+        return None
+    return membership
+
+
 # --- invitation links: a new account's first password ----------------------------------------
 
 
@@ -107,21 +126,14 @@ def invite_path(*, actor, membership_id) -> tuple[Membership, str]:
     """An admin's link for a member of the organization who has no password yet: the path
     of the page where they choose one, sent by the admin. A new link ends the earlier
     ones."""
-    membership = _membership_of_org(actor, membership_id)
-    refusal = _invite_refusal(membership)
-    if refusal:
-        raise BadRequest(refusal)
-    return membership, f"/accounts/welcome/{_link_token(membership, salt=INVITE_SALT)}/"
+    return _new_link(actor, membership_id, _invite_refusal, INVITE_SALT, "/accounts/welcome/")
 
 
 def invited_membership(*, token: str, lock: bool = False) -> Membership | None:
     """The membership an invitation link names while the link holds: signed by us, at most
     PASSWORD_RESET_TIMEOUT old (3 days), the latest made for it, its account still without
     a password and still of this organization alone."""
-    membership = _linked_membership(token=token, salt=INVITE_SALT, lock=lock)
-    if membership is None or _invite_refusal(membership):
-        return None
-    return membership
+    return _link_holds(token, INVITE_SALT, _invite_refusal, lock=lock)
 
 
 @transaction.atomic
@@ -158,21 +170,14 @@ def join_path(*, actor, membership_id) -> tuple[Membership, str]:
     """An admin's link for someone whose account existed when they were added: the path of
     the page where, logged in to that account, they accept. A new link ends the earlier
     ones."""
-    membership = _membership_of_org(actor, membership_id)
-    refusal = _join_refusal(membership)
-    if refusal:
-        raise BadRequest(refusal)
-    return membership, f"/accounts/join/{_link_token(membership, salt=JOIN_SALT)}/"
+    return _new_link(actor, membership_id, _join_refusal, JOIN_SALT, "/accounts/join/")
 
 
 def joining_membership(*, token: str, lock: bool = False) -> Membership | None:
     """The pending membership a join link names while the link holds: signed by us, at most
     PASSWORD_RESET_TIMEOUT old, the latest made for it, still pending (not withdrawn, not
     joined) and of an active account."""
-    membership = _linked_membership(token=token, salt=JOIN_SALT, lock=lock)
-    if membership is None or _join_refusal(membership):
-        return None
-    return membership
+    return _link_holds(token, JOIN_SALT, _join_refusal, lock=lock)
 
 
 @transaction.atomic

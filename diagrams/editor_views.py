@@ -13,7 +13,7 @@ from rest_framework import serializers
 
 from accounts.middleware import page_actor
 from archsvc.api.errors import ApiError, ProjectNotFound, ServiceNotFound, _violations
-from archsvc.api.params import iso
+from archsvc.api.params import iso, page_number
 from diagrams.api.serializers import ServiceCreateSerializer, ServiceUpdateSerializer
 from diagrams.selectors import (
     history_page,
@@ -478,13 +478,7 @@ def history(request, project_id: str):
         project = project_get(actor=actor, project_id=project_id)
     except ApiError:
         return _not_found(request)
-    raw_page = request.GET.get("page", "1")
-    # ASCII digits only: isdigit() alone takes "²", which int() refuses (a 500)
-    page = (
-        int(raw_page)
-        if raw_page.isascii() and raw_page.isdigit() and len(raw_page) <= 6 and int(raw_page) > 0
-        else 1
-    )
+    page = page_number(request.GET.get("page"), default=1, minimum=1)
     snapshots, total = history_page(project=project, page=page - 1, size=HISTORY_PAGE_SIZE)
     pages = max(1, -(-total // HISTORY_PAGE_SIZE))
     if page > pages:  # an old link past the end: its last page

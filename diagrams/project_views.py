@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.middleware import page_actor
 from accounts.selectors import user_memberships
 from archsvc.api.errors import ApiError
+from archsvc.api.params import page_number
 from billing.selectors import limits_get
 from diagrams import selectors, services
 from diagrams.api.serializers import ProjectCreateSerializer, ProjectUpdateSerializer
@@ -48,9 +49,7 @@ def projects_page(request):
     query = request.GET.get("q", "").strip()[:200]
     pinned = _flag(request.GET.get("pinned"))
     archived = _flag(request.GET.get("archived", "no"))  # "all" shows both
-    raw_page = request.GET.get("page", "0").strip()
-    # ASCII digits, at most 6 (an OFFSET past 2**63 was a 500); anything else: the first page
-    page = int(raw_page) if raw_page.isascii() and raw_page.isdigit() and len(raw_page) <= 6 else 0
+    page = page_number(request.GET.get("page"), default=0)
     projects, total = selectors.project_list(
         actor=actor,
         page=page,

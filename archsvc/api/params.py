@@ -17,6 +17,16 @@ def query_params(request):
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
 
 
+def page_number(raw: str | None, *, default: int, minimum: int = 0) -> int:
+    """A page number on the HTML pages, forgivingly: ASCII digits, at most 6 (isdigit() alone
+    takes "²", which int() refuses, and an OFFSET past 2**63 was a 500); anything else, or
+    below `minimum`, is `default`."""
+    raw = (raw or "").strip()
+    if raw.isascii() and raw.isdigit() and len(raw) <= 6 and int(raw) >= minimum:
+        return int(raw)
+    return default
+
+
 def query_int(request, name: str, *, default: int, minimum: int, maximum: int | None = None) -> int:
     raw = query_params(request).get(name)
     if raw is None:

@@ -34,6 +34,12 @@ def check_deploy(**changes) -> subprocess.CompletedProcess:
     )
 
 
+def test_check_deploy_is_clean_with_production_settings():
+    result = check_deploy()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
 def test_the_public_development_key_is_an_error():
     result = check_deploy(SECRET_KEY=None)
     assert result.returncode != 0

@@ -66,20 +66,7 @@ def demo_states(history: list[HistoryEvent]) -> list[ServiceState]:
     states = []
     for service in DEMO_SERVICES:
         slug = slugify(service["name"])
-        states.append(
-            ServiceState(
-                slug=slug,
-                name=service["name"],
-                description=service.get("description"),
-                category=service.get("category"),
-                owner=service.get("owner"),
-                flows=tuple(service.get("flows") or ()),
-                consumes=tuple(topic_normal(t) for t in service.get("consumes", [])),
-                produces=tuple(topic_normal(t) for t in service.get("produces", [])),
-                extras=dict(service.get("extras") or {}),
-                updated_at=updated.get(slug, FALLBACK_UPDATED_AT),
-            )
-        )
+        states.append(_state(service, slug, updated.get(slug, FALLBACK_UPDATED_AT)))
     return states
 
 
@@ -208,6 +195,22 @@ def run_question(
     return result
 
 
+def _state(service: dict, slug: str, updated_at: datetime) -> ServiceState:
+    """A ServiceCreate body as the state the assistant reads."""
+    return ServiceState(
+        slug=slug,
+        name=service["name"],
+        description=service.get("description"),
+        category=service.get("category"),
+        owner=service.get("owner"),
+        flows=tuple(service.get("flows") or ()),
+        consumes=tuple(topic_normal(t) for t in service.get("consumes", [])),
+        produces=tuple(topic_normal(t) for t in service.get("produces", [])),
+        extras=dict(service.get("extras") or {}),
+        updated_at=updated_at,
+    )
+
+
 def architecture_context(data: dict, *, now: datetime | None = None) -> AssistantContext:
     """The context of an architecture given as ServiceCreate bodies ({"name", "services"},
     like ../shared/bench/architectures/*.json), without a database and with no history:
@@ -215,18 +218,7 @@ def architecture_context(data: dict, *, now: datetime | None = None) -> Assistan
     from diagrams.slugs import service_slug
 
     states = [
-        ServiceState(
-            slug=service_slug(service["name"]),
-            name=service["name"],
-            description=service.get("description"),
-            category=service.get("category"),
-            owner=service.get("owner"),
-            flows=tuple(service.get("flows") or ()),
-            consumes=tuple(topic_normal(t) for t in service.get("consumes", [])),
-            produces=tuple(topic_normal(t) for t in service.get("produces", [])),
-            extras=dict(service.get("extras") or {}),
-            updated_at=FALLBACK_UPDATED_AT,
-        )
+        _state(service, service_slug(service["name"]), FALLBACK_UPDATED_AT)
         for service in data["services"]
     ]
     return context_from_states(
