@@ -20,12 +20,14 @@ def _fast_password_hashing(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Rate-limit counters and cached renders (shared and per-worker) do not leak from one
-    test into the next."""
+    """Rate-limit counters, cached renders (shared and per-worker) and the assistant's kept
+    contexts do not leak from one test into the next."""
     from diagrams.render_cache import local_renders
+    from diagrams.selectors import assistant_contexts
 
     cache.clear()
     local_renders.clear()
+    assistant_contexts.clear()
     yield
 
 

@@ -77,37 +77,48 @@ def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind:
 
 
 class LocalRenders:
-    """A byte-bounded, least-recently-used map of immutable renders, private to a worker."""
+    """A bounded, least-recently-used map of immutable values, private to a worker: renders
+    by their bytes (RENDER_LOCAL_CACHE_BYTES), or anything else by the `size` and the
+    setting given. A value over `largest` of the bound (a quarter) is not kept: one huge
+    value must not flush everything else."""
 
-    def __init__(self) -> None:
-        self._entries: OrderedDict[str, str | bytes] = OrderedDict()
+    def __init__(
+        self, setting: str = "RENDER_LOCAL_CACHE_BYTES", size=len, largest: float = 0.25
+    ) -> None:
+        self._entries: OrderedDict = OrderedDict()
+        self._sizes: dict = {}
         self._size = 0
+        self._setting = setting
+        self._measure = size
+        self._largest = largest
         self._lock = threading.Lock()
 
-    def get(self, key: str):
+    def get(self, key):
         with self._lock:
             value = self._entries.get(key)
             if value is not None:
                 self._entries.move_to_end(key)
             return value
 
-    def put(self, key: str, value) -> None:
-        limit = settings.RENDER_LOCAL_CACHE_BYTES
-        size = len(value)
-        if size > limit // 4:  # one huge render must not flush everything else
+    def put(self, key, value) -> None:
+        limit = getattr(settings, self._setting)
+        size = self._measure(value)
+        if size > limit * self._largest:
             return
         with self._lock:
             if key in self._entries:
                 return
             self._entries[key] = value
+            self._sizes[key] = size
             self._size += size
             while self._size > limit:
-                _, old = self._entries.popitem(last=False)
-                self._size -= len(old)
+                old, _ = self._entries.popitem(last=False)
+                self._size -= self._sizes.pop(old)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._sizes.clear()
             self._size = 0
 
 

@@ -34,6 +34,7 @@ from archsvc.hotpath import (
 from diagrams.entities import ServiceState, project_entities
 from diagrams.history import snapshot_changes
 from diagrams.models import Pin, Project, Service, ServiceSnapshot
+from diagrams.render_cache import LocalRenders
 from diagrams.rendering.graph import graph_filter, project_graph
 from diagrams.rendering.layout import Layout, layout_layered
 from diagrams.rendering.svg import graph_origin
@@ -409,9 +410,30 @@ def _when_label(project: Project, at: datetime | None) -> str:
 # --- The assistant's view of a project ------------------------------------------------------
 
 
+def _services_known(context) -> int:
+    return max(1, len(context.entities["services"]))
+
+
+assistant_contexts = LocalRenders("ASSISTANT_KEPT_SERVICES", size=_services_known, largest=0.5)
+
+
 def assistant_context(*, project: Project):
     """The project's current graph and its history (newest first, the latest 5,000 events):
-    all the assistant may read."""
+    all the assistant may read. Each worker keeps it, with its name index, for the next
+    question on the same state (ASSISTANT_KEPT_SERVICES): a chat is several questions in a
+    row, and on 1,000 services loading and indexing the project is most of each answer's
+    time. Its key is the project's state (`updated_at`, which every write moves), so a kept
+    context is never stale; `now` is the time of each question."""
+    key = (project.id, iso(project.updated_at))
+    kept = assistant_contexts.get(key)
+    if kept is None:
+        kept = _assistant_context_built(project=project)
+        kept.names  # noqa: B018 - built now, so that it is kept with the rest
+        assistant_contexts.put(key, kept)
+    return kept.asked_at(timezone.now())
+
+
+def _assistant_context_built(*, project: Project):
     from diagrams.assistant.context import AssistantContext, HistoryEvent
 
     graph, entities = project_graph(project_state(project=project))
@@ -428,11 +450,7 @@ def assistant_context(*, project: Project):
         )[:5000]
     ]
     return AssistantContext(
-        project_name=project.name,
-        graph=graph,
-        entities=entities,
-        history=events,
-        now=timezone.now(),
+        project_name=project.name, graph=graph, entities=entities, history=events
     )
 
 

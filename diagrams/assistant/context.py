@@ -1,7 +1,7 @@
 """What the assistant may read: one project's current graph, its entities and its history.
 Nothing of any other project or organization is ever in here."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
 
@@ -24,6 +24,9 @@ class AssistantContext:
     entities: dict  # ProjectEntities (entities.py)
     history: list[HistoryEvent] = field(default_factory=list)  # newest first
     now: datetime | None = None
+    # What tools work out of the state and keep for the next question on it (the cycles):
+    # shared by every asked_at copy, like the name index.
+    derived: dict = field(default_factory=dict, repr=False)
 
     @cached_property
     def names(self):
@@ -32,6 +35,14 @@ class AssistantContext:
         from diagrams.assistant.matching import NameIndex
 
         return NameIndex(self.entities)
+
+    def asked_at(self, now: datetime) -> "AssistantContext":
+        """The same project state asked about at `now`: the same graph, entities, history
+        and name index (none of which a question changes), without copying them."""
+        fresh = replace(self, now=now)
+        if "names" in self.__dict__:
+            fresh.__dict__["names"] = self.__dict__["names"]
+        return fresh
 
 
 @dataclass

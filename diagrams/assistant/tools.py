@@ -178,36 +178,152 @@ def orphans(context: AssistantContext) -> Answer:
     return Answer(" ".join(parts), unproduced + unconsumed)
 
 
-MAX_CYCLES = 1000
+MAX_CYCLES = 200  # cycles counted one by one at most; beyond, "at least"
+CYCLE_WORK = 1_000_000  # cycles counted x nodes on loops: the enumeration's budget
+SHOWN_CYCLES = 5
+
+
+def _on_loops(graph: nx.DiGraph) -> dict[str, frozenset]:
+    """Every node that lies on a cycle, with its loop: the strongly connected component it
+    shares with every node its data can come back through."""
+    loops = {}
+    for component in nx.strongly_connected_components(graph):
+        node = next(iter(component))
+        if len(component) > 1 or graph.has_edge(node, node):
+            component = frozenset(component)
+            loops.update(dict.fromkeys(component, component))
+    return loops
+
+
+def _all_cycles(graph: nx.DiGraph, loops: dict) -> tuple[list[list[str]], int]:
+    """Every cycle when there are few enough to list (else none), and their number (else a
+    lower bound of it). Each loop's edges less its nodes plus one is one: a strongly
+    connected graph has a basis of directed cycles that large (Berge), so a project with
+    thousands of cycles is known to have them without listing them."""
+    components = set(loops.values())
+    least = sum(graph.subgraph(c).number_of_edges() - len(c) + 1 for c in components)
+    if not loops or least >= MAX_CYCLES:
+        return [], least
+    limit = min(MAX_CYCLES, max(1, CYCLE_WORK // len(loops)))
+    found = list(islice(nx.simple_cycles(graph.subgraph(loops)), limit))
+    if len(found) >= limit:
+        return [], max(least, len(found))
+    return found, len(found)
+
+
+def _shortest_through(graph: nx.DiGraph, loop: frozenset, start: str, limit: float) -> list:
+    """The shortest cycle through `start` by each of its predecessors on its loop, no
+    longer than `limit` nodes: one breadth-first search along the data flow. Also how many
+    nodes it reached."""
+    parents, frontier, depth = {start: None}, [start], 1
+    targets = {p for p in graph.predecessors(start) if p in loop}
+    cycles = []
+    while frontier and depth <= limit:
+        ahead = []
+        for node in frontier:
+            if node in targets:
+                cycle, at = [], node
+                while at is not None:
+                    cycle.append(at)
+                    at = parents[at]
+                cycles.append(cycle[::-1])
+            for nxt in sorted(graph.successors(node)):
+                if nxt in loop and nxt not in parents:
+                    parents[nxt] = node
+                    ahead.append(nxt)
+        frontier, depth = ahead, depth + 1
+    return cycles, len(parents)
+
+
+def _rotated(cycle: list[str]) -> tuple[str, ...]:
+    start = cycle.index(min(cycle))
+    return tuple(cycle[start:] + cycle[:start])
+
+
+def _shortest_cycles(graph: nx.DiGraph, loops: dict, through: str | None) -> list:
+    """The SHOWN_CYCLES shortest cycles (through one node, or anywhere), found without
+    listing every cycle: the shortest through each node, shortest and then by name first.
+    Anywhere, the search from node after node stops after CYCLE_WORK nodes reached: in a
+    project of long loops they are then the shortest of those seen."""
+    best: list[tuple] = []
+    work = 0
+    for start in [through] if through else sorted(loops):
+        if work > CYCLE_WORK:
+            break
+        limit = len(best[-1]) if len(best) >= SHOWN_CYCLES else float("inf")
+        cycles, visited = _shortest_through(graph, loops[start], start, limit)
+        work += visited
+        best = sorted({*best, *map(_rotated, cycles)}, key=lambda c: (len(c), sorted(c)))
+        best = best[:SHOWN_CYCLES]
+    return [list(c) for c in best]
+
+
+def _cycle_facts(graph: nx.DiGraph) -> tuple:
+    loops = _on_loops(graph)
+    return (loops, *_all_cycles(graph, loops))
+
+
+def _derived(context: AssistantContext, name: str, work):
+    """`work()`, done once per project state: the context is kept for the next question
+    on the same state (selectors.assistant_context)."""
+    if name not in context.derived:
+        context.derived[name] = work()
+    return context.derived[name]
+
+
+def _cycle_line(context: AssistantContext, cycle: list[str]) -> str:
+    ordered = list(_rotated(cycle))
+    return "- " + " → ".join(_name(context, n) for n in ordered + ordered[:1])
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
 def cycles(context: AssistantContext, entity_id: str | None = None) -> Answer:
-    """The cycles of the data flow, shortest first (or those through one entity)."""
-    found = []
-    for cycle in nx.simple_cycles(context.graph):
-        found.append(cycle)
-        if len(found) >= MAX_CYCLES:
-            break
-    total = f"{len(found)}{'+' if len(found) >= MAX_CYCLES else ''}"
-    if entity_id is not None:
-        found = [c for c in found if entity_id in c]
-        if not found:
-            return Answer(f"{_name(context, entity_id)} is not part of any cycle.", [entity_id])
-    if not found:
+    """The cycles of the data flow, shortest first (or those through one entity). Counted
+    and listed exactly while there are few; in a big project with many, whether a node is
+    on one is still exact (its loop), and the cycles shown are the shortest found."""
+    graph = context.graph
+    loops, every, least = _derived(context, "cycles", lambda: _cycle_facts(graph))
+    if entity_id is not None and entity_id not in loops:
+        return Answer(f"{_name(context, entity_id)} is not part of any cycle.", [entity_id])
+    if not loops:
         return Answer("There are no cycles: data never comes back to where it started.", [])
-    found.sort(key=lambda c: (len(c), sorted(c)))
-    subject = (
-        f"{_name(context, entity_id)} is part of {len(found)} cycle{'s' if len(found) > 1 else ''}"
-        if entity_id
-        else f"There {'is' if total == '1' else 'are'} {total} cycle"
-        f"{'' if total == '1' else 's'} in the data flow"
-    )
-    lines = [subject + (", the shortest:" if len(found) > 5 else ":")]
-    for cycle in found[:5]:
-        start = cycle.index(min(cycle))
-        ordered = cycle[start:] + cycle[:start]
-        lines.append("- " + " → ".join(_name(context, n) for n in ordered + ordered[:1]))
-    return Answer("\n".join(lines), sorted({n for c in found[:5] for n in c}))
+    if every:
+        shown = every if entity_id is None else [c for c in every if entity_id in c]
+        shown = sorted(shown, key=lambda c: (len(c), sorted(c)))
+        count, exact = len(shown), True
+        shown = shown[:SHOWN_CYCLES]
+    else:
+        shown = (
+            _shortest_cycles(graph, loops, entity_id)  # one search from it: cheap
+            if entity_id is not None
+            else _derived(context, "shortest cycles", lambda: _shortest_cycles(graph, loops, None))
+        )
+        count, exact = least, False
+    loop = loops[entity_id] if entity_id is not None else loops
+    services = sum(1 for n in loop if graph.nodes[n]["type"] == "service")
+    within = f"{_plural(services, 'service')} and {_plural(len(loop) - services, 'topic')}"
+    if exact:
+        subject = (
+            f"{_name(context, entity_id)} is part of {_plural(count, 'cycle')}"
+            if entity_id is not None
+            else f"There {'is' if count == 1 else 'are'} {_plural(count, 'cycle')} in the "
+            f"data flow, through {within}"
+        )
+        lead = ", the shortest:" if count > SHOWN_CYCLES else ":"
+    elif entity_id is not None:
+        subject = (
+            f"{_name(context, entity_id)} is part of a cycle: data it passes on comes back to "
+            f"it, in a loop of {within}"
+        )
+        lead = ". The shortest through it:"
+    else:
+        subject = f"There are at least {_plural(count, 'cycle')} in the data flow, through {within}"
+        lead = ". Some of the shortest:"
+    lines = [subject + lead] + [_cycle_line(context, c) for c in shown]
+    return Answer("\n".join(lines), sorted({n for c in shown for n in c}))
 
 
 def _top(items: list[tuple[str, int]], least: int = 3) -> list[tuple[str, int]]:

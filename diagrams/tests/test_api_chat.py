@@ -234,3 +234,61 @@ def test_an_unreachable_model_falls_back(api, project, settings):
     settings.ASSISTANT_TIMEOUT_SECONDS = 1
     body = chat(api, project, "who owns checkout?").json()
     assert "checkout-team" in body["reply"] and "did not answer" in body["reply"]
+
+
+def _chat_queries(client, project, message) -> tuple[int, dict]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        response = chat(client, project, message)
+    assert response.status_code == 200
+    return len(captured), response.json()
+
+
+def test_a_second_question_on_the_same_state_reads_the_project_from_memory(api, project, settings):
+    """Each worker keeps what the assistant read of a project for the next question on the
+    same state: the services and history are not loaded again (on 1,000 services that was
+    most of each answer's time)."""
+    kept = settings.ASSISTANT_KEPT_SERVICES
+    settings.ASSISTANT_KEPT_SERVICES = 0
+    chat(api, project, "Who produces invoices?")  # the session and credits rows exist now
+    rebuilt, _ = _chat_queries(api, project, "Who consumes orders.placed?")
+    again, _ = _chat_queries(api, project, "Who consumes orders.placed?")
+    assert again == rebuilt  # nothing kept: read every time
+    settings.ASSISTANT_KEPT_SERVICES = kept
+    building, _ = _chat_queries(api, project, "Who consumes orders.placed?")
+    second, body = _chat_queries(api, project, "Who consumes invoices?")
+    assert building == rebuilt
+    assert second <= rebuilt - 2
+    assert "Mailer" in body["reply"] and body["creditsRemaining"] == 45
+
+
+def test_after_a_write_the_assistant_reads_the_new_state(api, project):
+    assert "Billing" in chat(api, project, "Who consumes orders.placed?").json()["reply"]
+    response = api.put(
+        f"/v1/projects/{project}/services/mailer",
+        {"consumes": [{"name": "orders.placed"}]},
+        content_type="application/json",
+    )
+    assert response.status_code == 200
+    reply = chat(api, project, "Who consumes orders.placed?").json()["reply"]
+    assert "Billing" in reply and "Mailer" in reply
+    api.put(f"/v1/projects/{project}", {"name": "Shop renamed"}, content_type="application/json")
+    assert "Shop renamed" in chat(api, project, "Summarize the project").json()["reply"]
+
+
+def test_a_kept_context_is_asked_at_the_time_of_each_question():
+    """What changed recently is measured from the time of the question, not from the time
+    the project was first read; the graph and the name index are shared, not copied."""
+    from datetime import UTC, datetime
+
+    from diagrams.assistant.evaluation import evaluation_context, load_evaluation
+
+    kept = evaluation_context(load_evaluation())
+    index = kept.names
+    later = datetime(2030, 1, 1, tzinfo=UTC)
+    asked = kept.asked_at(later)
+    assert asked.now == later and kept.now != later
+    assert asked.names is index and asked.graph is kept.graph
+    assert asked.derived is kept.derived  # what tools worked out (the cycles) is shared too
