@@ -214,8 +214,10 @@ def test_every_control_says_what_the_graph_shows(browser, demo):
     page.locator("[data-now]").click()
     expect(label).to_have_text("now")
 
-    # Show a category: the focus reads its name; show all: Show goes back too
+    # Show a category: the closed menu says its kind, the focus reads its name; show all: Show
+    # goes back too
     page.select_option("[data-group-filter]", "category--commerce")
+    assert page.locator("[data-group-filter] option:checked").inner_text() == "commerce (category)"
     expect(page.locator("[data-focus-name]")).to_have_text("commerce")
     expect(nodes).not_to_have_count(everything)
     page.locator("[data-clear-focus]").click()
@@ -227,7 +229,7 @@ def test_every_control_says_what_the_graph_shows(browser, demo):
     page.locator('g.node[data-entity-id="service--checkout"]').dispatch_event("click")
     expect(page.locator("[data-focus-name]")).to_have_text("Checkout")
     assert page.locator("[data-group-filter]").input_value() == "service--checkout"
-    assert page.locator("[data-group-filter] option:checked").inner_text() == "Checkout"
+    assert page.locator("[data-group-filter] option:checked").inner_text() == "Checkout (service)"
     page.select_option("[data-group-filter]", "")
     expect(page.locator("[data-focus-name]")).to_have_text("whole project")
     expect(page.locator("[data-group-filter] option[data-shown-focus]")).to_have_count(0)

@@ -16,7 +16,8 @@
 
   var group = tools.querySelector("[data-group-filter]");
   if (group) group.addEventListener("change", function () {
-    focus(group.value, group.value ? group.selectedOptions[0].textContent : "");
+    // the option says its kind too, "payments (flow)": a category and a flow may share a name
+    focus(group.value, group.value ? group.selectedOptions[0].getAttribute("data-name") : "");
   });
   document.querySelectorAll("[data-focus-id]").forEach(function (button) {
     button.addEventListener("click", function () {
@@ -118,7 +119,10 @@
           group.options[0].after(other);
         }
         other.value = state.focus;
-        other.textContent = state.name;
+        other.setAttribute("data-name", state.name);
+        var kind = state.focus.split("--")[0];
+        kind = { service: "service", messaging: "topic" }[kind] || kind;
+        other.textContent = state.name + " (" + kind + ")";
       } else if (other) {
         other.remove();
       }
