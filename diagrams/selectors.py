@@ -444,6 +444,7 @@ def _assistant_context_built(*, project: Project):
             service_slug=s.slug,
             service_name=s.name,
             actor=s.actor,
+            service=str(s.service_id),
         )
         for s in ServiceSnapshot.objects.filter(project=project).order_by(
             "-valid_from", "-version"

@@ -46,13 +46,6 @@ def _has(text: str, *patterns: str) -> bool:
     return any(re.search(p, text) for p in patterns)
 
 
-def _then(text: str, first: str, then: str) -> bool:
-    """Whether `then` occurs after `first`: `first.*then` in linear time (the regex takes
-    time quadratic in the repeats of `first`)."""
-    found = re.search(first, text)
-    return bool(found and re.search(then, text[found.end() :]))
-
-
 def _since(text: str, now: datetime) -> datetime | None:
     """The start of the period a question asks about, or None."""
     match = re.search(r"(?:last|past|previous)\s+(\d+)\s+(day|week|month|hour)s?", text)
@@ -60,6 +53,8 @@ def _since(text: str, now: datetime) -> datetime | None:
         count, unit = int(match.group(1)), match.group(2)
         days = {"day": 1, "week": 7, "month": 30, "hour": 1 / 24}[unit]
         return now - timedelta(days=count * days)
+    if "this year" in text:
+        return datetime(now.year, 1, 1, tzinfo=UTC)
     match = re.search(r"(\d{4})-(\d{1,2})-(\d{1,2})", text)
     if match:
         year, month, day = (int(g) for g in match.groups())
@@ -86,6 +81,7 @@ def _since(text: str, now: datetime) -> datetime | None:
         ("last week", 7),
         ("this month", 30),
         ("last month", 30),
+        ("last year", 365),
         ("recently", 7),
         ("lately", 7),
     ):
@@ -133,6 +129,44 @@ def _recent_mentions(
     return []
 
 
+# Words a name may be made of that are also the words of a question ("What", "data"): when
+# a question names something else too, a name of only these is taken for the question's.
+QUESTION_WORDS = {
+    "a", "all", "an", "and", "any", "are", "data", "do", "does", "for", "from", "how", "in",
+    "is", "it", "of", "on", "or", "that", "the", "this", "to", "what", "when", "where",
+    "which", "who", "why", "with",
+}  # fmt: skip
+
+
+def _named(mentions: list[Mention]) -> list[Mention]:
+    """The mentions a question is about: a name made only of question words ("What", a
+    topic "data") does not count when another name is in the question."""
+    if len(mentions) < 2:
+        return mentions
+    kept = [m for m in mentions if not set(words(m.name)) <= QUESTION_WORDS]
+    return kept or mentions
+
+
+def _blanked(tokens: list[str], mentions: list[Mention]) -> str:
+    """The question's words with the names in it blanked ("x"): what is asked is read from
+    the other words, so a topic "cart.failed.v2" or a service "Billing Cost Service" does
+    not make "who consumes ...?" a question about failures or costs."""
+    covered = {i for m in mentions for i in range(m.start, m.start + m.length)}
+    return " ".join("x" if i in covered else token for i, token in enumerate(tokens))
+
+
+def _refers_back(text: str) -> bool:
+    """Whether a question without a name points back at one ("and who consumes it?"). "Are
+    there any cycles?" and "this project" do not."""
+    text = re.sub(
+        r"\b(this|that|the|our)\s+(project|architecture|system|graph|diagram|organi[sz]ation)\b",
+        " ",
+        text,
+    )
+    text = re.sub(r"\b(is|are|was|were|any)\s+there\b|\bthere\s+(is|are|was|were|s)\b", " ", text)
+    return _has(text, r"\b(it|its|that|this|them|those|they|there|he|she)\b")
+
+
 OUT_OF_SCOPE = (
     r"\b(cpu|memory|ram|disk space|latency|uptime|response time|cost|costs|"
     r"salary|weather|revenue|sla|error rate|logs?|password|secret)\b"
@@ -141,10 +175,10 @@ OUT_OF_SCOPE = (
 
 def analyst_answer(context: AssistantContext, message: str, history: list[Turn]) -> Answer:
     """Answer one question about the project, from its graph and history."""
-    text = " ".join(words(message))
     work = MatchWork()  # one bound on the fuzzy matching of the question and its history
-    mentions = find_mentions(context, message, work)
-    if not mentions and _has(text, r"\b(it|its|that|this|them|those|they|there|he|she)\b"):
+    mentions = _named(find_mentions(context, message, work))
+    text = _blanked(words(message), mentions)
+    if not mentions and _refers_back(text):
         mentions = _recent_mentions(context, history, text, work)  # "and who consumes it?"
     elif (
         mentions
@@ -158,7 +192,7 @@ def analyst_answer(context: AssistantContext, message: str, history: list[Turn])
         # "and what about Pricing?": the previous question, about this entity
         previous = next((t.content for t in reversed(history) if t.role == "user"), None)
         if previous:
-            text = " ".join(words(previous))
+            text = _blanked(words(previous), _named(find_mentions(context, previous, work)))
     return _route(context, text, message.lower(), mentions)
 
 
@@ -175,11 +209,12 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
     node_mentions = [m for m in mentions if m.kind in ("service", "messaging")]
     now = context.now or timezone.now()
 
-    if _then(
+    if _has(
         text,
-        r"\b(other|another|all|every|else)\b",
-        r"\b(project|organi[sz]ation|org|tenant|customer|compan)",
-    ) or _has(text, r"\b(projects|organi[sz]ations|tenants)\b"):
+        r"\b(other|another|different|all|every|any)\s+(\w+\s+)?(projects?|organi[sz]ations?|"
+        r"orgs?|tenants?|customers?|compan(y|ies)|workspaces?)\b",
+        r"\b(projects|organi[sz]ations|tenants)\b",
+    ):
         reply = tools.summary(context)
         return Answer(
             f"I can only see this project, {context.project_name}. {reply.reply}", reply.references
@@ -189,7 +224,8 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
     if _has(text, r"\b(chang|modif|edit|updat|renam|delet|remov|add|creat|happen|new)\w*"):
         since = _since(raw, now)
         if since is not None or _has(text, r"what (has )?changed|what s new|any changes"):
-            return tools.changes(context, since or now - timedelta(days=7))
+            service = first["service"].entity_id if first["service"] else None
+            return tools.changes(context, since or now - timedelta(days=7), service)
     if _has(text, r"\bcycles?\b|\bloops?\b|circular|round trip|feedback"):
         return tools.cycles(context, node_mentions[0].entity_id if node_mentions else None)
     if _has(
@@ -205,8 +241,8 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
         text,
         r"busiest|most (used|popular|connected|consumed|produced|read|important|"
         r"central|active|consumers|producers|connections|links|topics|traffic)|"
-        r"\bhubs?\b|hotspot|heaviest|\btop\b|bottleneck|(consumes|produces|reads|"
-        r"publishes) the most|by traffic",
+        r"\bhubs?\b|hotspot|heaviest|\btop\b|bottleneck|(consume|produce|read|"
+        r"publishe?|use)s? the most|by traffic",
     ):
         return tools.busiest(context)
     if not mentions and _has(
@@ -216,6 +252,8 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
         r"project|what s in (the|this) project|architecture",
     ):
         return tools.summary(context)
+    if node_mentions and _upstream(text, node_mentions[0]):
+        return tools.impact(context, node_mentions[0].entity_id, upstream=True)
     if node_mentions and _has(
         text,
         r"\bfail|\bdown\b|break|outage|impact|affect|blast|"
@@ -228,7 +266,7 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
         r"reach|between|flow\w* (from|to)|connect|"
         r"lead\w* to|end\w* up|travel|make\w* it",
     ):
-        return tools.path(context, node_mentions[0].entity_id, node_mentions[1].entity_id)
+        return tools.path(context, *_ends(text, node_mentions))
     group = first["owner"] or first["flow"] or first["category"]
     if first["owner"] is not None and _has(text, r"\bown|\belse\b|\bwhat\b|\bwhich\b|list"):
         return tools.members(context, first["owner"].entity_id)
@@ -274,6 +312,31 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
     if "messaging" in kinds or "service" in kinds:
         return tools.service_io(context, node_mentions[0].entity_id)
     return _cannot(context)
+
+
+def _upstream(text: str, mention: Mention) -> bool:
+    """Whether a question asks what an entity depends on (upstream: "what does X depend
+    on?", "what feeds X?") rather than what depends on it ("what depends on X?")."""
+    if _has(text, r"\bupstream\b|\bfeeds?\b|\bfed\b|\brel(y|ies|ying) on\b|\bneeds?\b"):
+        return not _has(text, r"\bdownstream\b")
+    tokens = text.split()
+    depends = next((i for i, t in enumerate(tokens) if t.startswith("depend")), None)
+    return depends is not None and mention.start < depends
+
+
+def _ends(text: str, mentions: list[Mention]) -> tuple[str, str]:
+    """The source and target of a path question: the name after "from" is where data
+    starts ("is B reachable from A?"), else the names in the order given."""
+    tokens = text.split()
+    first, second = mentions[0], mentions[1]
+    start = next((i for i, t in enumerate(tokens) if t == "from"), None)
+    if start is not None:
+        after = [m for m in mentions if m.start > start]
+        if after:
+            source = after[0]
+            target = next(m for m in mentions if m is not source)
+            return source.entity_id, target.entity_id
+    return first.entity_id, second.entity_id
 
 
 def _cannot(context: AssistantContext) -> Answer:

@@ -15,6 +15,7 @@ class HistoryEvent:
     service_slug: str
     service_name: str
     actor: str
+    service: str = ""  # the id of the service (ServiceSnapshot.service): the same through renames
 
 
 @dataclass

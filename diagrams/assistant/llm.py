@@ -51,6 +51,11 @@ TOOL_SPECS = [
         entity="a service or topic name",
     ),
     _spec(
+        "depends_on",
+        "Everything upstream that a service or topic depends on, with paths.",
+        entity="a service or topic name",
+    ),
+    _spec(
         "path",
         "How data gets from one service or topic to another.",
         source="where data starts",
@@ -99,6 +104,9 @@ def run_tool(context: AssistantContext, name: str, arguments: dict) -> Answer:
             context, _entity(context, a["service"], ("service",))
         ),
         "impact": lambda a: tools.impact(context, _entity(context, a["entity"], node)),
+        "depends_on": lambda a: tools.impact(
+            context, _entity(context, a["entity"], node), upstream=True
+        ),
         "path": lambda a: tools.path(
             context, _entity(context, a["source"], node), _entity(context, a["target"], node)
         ),

@@ -13,6 +13,7 @@ candidates, the windows, comparisons, prefilter steps and fuzzy candidates are c
 comparing every name with every window."""
 
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -21,7 +22,8 @@ from operator import add
 
 from diagrams.assistant.context import AssistantContext
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
+_MARKS = re.compile("[\u0300-\u036f]")  # the combining accents NFKD splits off Latin letters
 KINDS = {
     "services": "service",
     "topics": "messaging",
@@ -48,7 +50,9 @@ MAX_FUZZY_PLACES = 20_000  # (window, place in the text) pairs considered for fu
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    """The words of a text, case and accents folded ("Über-Service" is "uber service"), in
+    any script ("支付.完成" is two words)."""
+    return _WORD.findall(_MARKS.sub("", unicodedata.normalize("NFKD", text)).casefold())
 
 
 @dataclass(frozen=True)

@@ -20,37 +20,72 @@ def _name(context: AssistantContext, entity_id: str) -> str:
     return entity_id
 
 
-def _names(context: AssistantContext, ids) -> str:
+def _names(context: AssistantContext, ids, limit: int | None = None) -> str:
+    """a, b and c; past `limit`, the first `limit` and "and N more"."""
     names = [_name(context, i) for i in ids]
     if not names:
         return "nothing"
+    if limit is not None and len(names) > limit:
+        return ", ".join(names[:limit]) + f" and {len(names) - limit:,} more"
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+LISTED = 20  # names a list shows before "and N more"
+
+
+def _count(count: int, word: str, plural: str | None = None) -> str:
+    """1 service, 3 services, 1,575 cycles, 2 categories."""
+    return f"{count:,} {word if count == 1 else plural or word + 's'}"
+
+
+def _who(context: AssistantContext, ids: list[str], verb: str) -> str:
+    """Billing consumes, Billing and Mailer consume, 25 services consume: a long list says
+    how many first."""
+    if len(ids) > 3:
+        return f"{_count(len(ids), 'service')} {verb}"
+    return f"{_names(context, ids)} {verb}{'s' if len(ids) == 1 else ''}"
+
+
+def _members_of(context: AssistantContext, ids: list[str], verb: str, what: str) -> str:
+    """Billing and Mailer consume orders.placed; or for more than three, 99 services
+    consume platform.metrics: a, b, ... and 79 more."""
+    if len(ids) > 3:
+        return f"{_who(context, ids, verb)} {what}: {_names(context, ids, LISTED)}."
+    return f"{_who(context, ids, verb)} {what}."
 
 
 def producers(context: AssistantContext, topic_id: str) -> Answer:
     topic = context.entities["topics"][topic_id]
     ids = topic["producers"]
     if not ids:
+        consumers = topic["consumers"]
         return Answer(
             f"Nothing in the project produces {topic['name']}; "
-            f"{_names(context, topic['consumers'])} consume it.",
-            [topic_id, *topic["consumers"]],
+            + (
+                _members_of(context, consumers, "consume", "it")
+                if consumers
+                else "nothing consumes it either."
+            ),
+            [topic_id, *consumers],
         )
-    verb = "produces" if len(ids) == 1 else "produce"
-    return Answer(f"{_names(context, ids)} {verb} {topic['name']}.", [topic_id, *ids])
+    return Answer(_members_of(context, ids, "produce", topic["name"]), [topic_id, *ids])
 
 
 def consumers(context: AssistantContext, topic_id: str) -> Answer:
     topic = context.entities["topics"][topic_id]
     ids = topic["consumers"]
     if not ids:
+        producers = topic["producers"]
         return Answer(
-            f"Nothing in the project consumes {topic['name']}; it is produced by "
-            f"{_names(context, topic['producers'])}.",
-            [topic_id, *topic["producers"]],
+            f"Nothing in the project consumes {topic['name']}; "
+            + (
+                _members_of(context, producers, "produce", "it")
+                if producers
+                else "nothing produces it either."
+            ),
+            [topic_id, *producers],
         )
-    verb = "consumes" if len(ids) == 1 else "consume"
-    return Answer(f"{_names(context, ids)} {verb} {topic['name']}.", [topic_id, *ids])
+    return Answer(_members_of(context, ids, "consume", topic["name"]), [topic_id, *ids])
 
 
 def service_io(context: AssistantContext, service_id: str) -> Answer:
@@ -76,8 +111,11 @@ def service_io(context: AssistantContext, service_id: str) -> Answer:
     return Answer(" ".join(parts), [service_id, *produced, *consumed, *downstream, *upstream])
 
 
-def impact(context: AssistantContext, entity_id: str) -> Answer:
-    """Everything downstream of a failing service or topic, with the path to each service."""
+def impact(context: AssistantContext, entity_id: str, upstream: bool = False) -> Answer:
+    """Everything downstream of a failing service or topic, with the path to each service;
+    or (`upstream`) everything it depends on, with the path from each."""
+    if upstream:
+        return _depends_on(context, entity_id)
     graph = context.graph
     reached = nx.single_source_shortest_path(graph, entity_id)
     affected = sorted(
@@ -86,10 +124,12 @@ def impact(context: AssistantContext, entity_id: str) -> Answer:
     )
     name = _name(context, entity_id)
     if not affected:
-        return Answer(
-            f"If {name} fails, no other service is affected: nothing consumes what it produces.",
-            [entity_id],
+        because = (
+            "no other service consumes what it produces"
+            if graph.nodes[entity_id]["type"] == "service"
+            else "no service consumes it"
         )
+        return Answer(f"If {name} fails, no other service is affected: {because}.", [entity_id])
     lines = [
         f"If {name} fails, {len(affected)} service{'s' if len(affected) > 1 else ''} "
         f"downstream {'are' if len(affected) > 1 else 'is'} affected:"
@@ -101,6 +141,29 @@ def impact(context: AssistantContext, entity_id: str) -> Answer:
         lines.append(f"- and {len(affected) - 12} more.")
     topics = sorted(n for n in reached if n != entity_id and graph.nodes[n]["type"] == "messaging")
     return Answer("\n".join(lines), [entity_id, *affected, *topics])
+
+
+def _depends_on(context: AssistantContext, entity_id: str) -> Answer:
+    graph = context.graph
+    reached = nx.single_source_shortest_path(graph.reverse(copy=False), entity_id)
+    sources = sorted(
+        (n for n in reached if n != entity_id and graph.nodes[n]["type"] == "service"),
+        key=lambda n: (len(reached[n]), n),
+    )
+    name = _name(context, entity_id)
+    if not sources:
+        return Answer(
+            f"{name} depends on no other service: nothing else produces what it consumes.",
+            [entity_id],
+        )
+    lines = [f"{name} depends on {_count(len(sources), 'service')} upstream:"]
+    for node in sources[:12]:
+        via = " → ".join(_name(context, p) for p in reversed(reached[node]))
+        lines.append(f"- {_name(context, node)} (via {via})")
+    if len(sources) > 12:
+        lines.append(f"- and {len(sources) - 12:,} more.")
+    topics = sorted(n for n in reached if n != entity_id and graph.nodes[n]["type"] == "messaging")
+    return Answer("\n".join(lines), [entity_id, *sources, *topics])
 
 
 def path(context: AssistantContext, source_id: str, target_id: str) -> Answer:
@@ -123,7 +186,7 @@ def path(context: AssistantContext, source_id: str, target_id: str) -> Answer:
             f"{' → '.join(_name(context, n) for n in back)}.",
             list(back),
         )
-    lines = [f"Data gets from {a} to {b} in {len(paths[0]) - 1} steps:"]
+    lines = [f"Data gets from {a} to {b} in {_count(len(paths[0]) - 1, 'step')}:"]
     lines += [f"- {' → '.join(_name(context, n) for n in p)}" for p in paths]
     return Answer("\n".join(lines), list(dict.fromkeys(n for p in paths for n in p)))
 
@@ -153,9 +216,8 @@ def members(context: AssistantContext, group_id: str) -> Answer:
         "categories": f"The {entity['name']} category has",
     }[group]
     return Answer(
-        f"{label} {len(services)} service{'s' if len(services) != 1 else ''} "
-        f"({_names(context, services)}) and {len(topics)} "
-        f"topic{'s' if len(topics) != 1 else ''} ({_names(context, topics)}).",
+        f"{label} {_count(len(services), 'service')} ({_names(context, services, LISTED)}) "
+        f"and {_count(len(topics), 'topic')} ({_names(context, topics, LISTED)}).",
         [group_id, *services, *topics],
     )
 
@@ -166,12 +228,14 @@ def orphans(context: AssistantContext) -> Answer:
     unconsumed = sorted(t for t, e in topics.items() if not e["consumers"])
     parts = []
     parts.append(
-        f"Topics with no producer: {_names(context, unproduced)}."
+        f"{_count(len(unproduced), 'topic')} {'has' if len(unproduced) == 1 else 'have'} no "
+        f"producer: {_names(context, unproduced, LISTED)}."
         if unproduced
         else "Every topic has a producer."
     )
     parts.append(
-        f"Topics with no consumer: {_names(context, unconsumed)}."
+        f"{_count(len(unconsumed), 'topic')} {'has' if len(unconsumed) == 1 else 'have'} no "
+        f"consumer: {_names(context, unconsumed, LISTED)}."
         if unconsumed
         else "Every topic has a consumer."
     )
@@ -326,13 +390,19 @@ def cycles(context: AssistantContext, entity_id: str | None = None) -> Answer:
     return Answer("\n".join(lines), sorted({n for c in shown for n in c}))
 
 
-def _top(items: list[tuple[str, int]], least: int = 3) -> list[tuple[str, int]]:
-    """The first `least` by count, and any tied with the last of them."""
-    items = sorted(items, key=lambda item: (-item[1], item[0]))
+TIED_SHOWN = 8  # of the entries tied with the last of the top ones
+
+
+def _top(items: list[tuple[str, int]], least: int = 3) -> tuple[list[tuple[str, int]], int]:
+    """The first `least` by count, and those tied with the last of them (up to TIED_SHOWN
+    in all); and how many more are tied that are not shown."""
+    items = sorted(((n, c) for n, c in items if c > 0), key=lambda item: (-item[1], item[0]))
     if len(items) <= least:
-        return items
+        return items, 0
     cut = items[least - 1][1]
-    return [item for item in items if item[1] >= cut][: max(least, 8)]
+    tied = [item for item in items if item[1] >= cut]
+    shown = tied[: max(least, TIED_SHOWN)]
+    return shown, len(tied) - len(shown)
 
 
 def busiest(context: AssistantContext, count: int = 3) -> Answer:
@@ -340,30 +410,57 @@ def busiest(context: AssistantContext, count: int = 3) -> Answer:
     topics = [n for n in graph if graph.nodes[n]["type"] == "messaging"]
     services = [n for n in graph if graph.nodes[n]["type"] == "service"]
     consumed = _top([(t, graph.out_degree(t)) for t in topics], count)
-    connected = _top([(s, graph.degree(s)) for s in services], count)
+    # topics a service touches (one it both produces and consumes counts once)
+    touched = [(s, len(set(graph.predecessors(s)) | set(graph.successors(s)))) for s in services]
+    connected = _top(touched, count)
     consuming = _top([(s, graph.in_degree(s)) for s in services], 1)
     producing = _top([(s, graph.out_degree(s)) for s in services], 1)
 
-    def listing(items, unit):
-        return ", ".join(f"{_name(context, n)} ({c} {unit})" for n, c in items) or "none"
+    def listing(top, unit):
+        items, more = top
+        text = ", ".join(f"{_name(context, n)} ({_count(c, unit)})" for n, c in items)
+        if more:
+            text += f" and {more:,} more with {_count(items[-1][1], unit)}"
+        return text or "none"
 
     text = (
-        f"The most consumed topics: {listing(consumed, 'consumers')}. The services with "
-        f"the most connections: {listing(connected, 'topics')}. Consuming the most "
-        f"topics: {listing(consuming, 'topics')}; producing the most: "
-        f"{listing(producing, 'topics')}."
+        f"The most consumed topics: {listing(consumed, 'consumer')}. The services with "
+        f"the most connections: {listing(connected, 'topic')}. Consuming the most "
+        f"topics: {listing(consuming, 'topic')}; producing the most: "
+        f"{listing(producing, 'topic')}."
     )
-    references = list(dict.fromkeys(n for n, _ in consumed + connected + consuming + producing))
+    references = list(
+        dict.fromkeys(n for top in (consumed, connected, consuming, producing) for n, _ in top[0])
+    )
     return Answer(text, references)
 
 
-def changes(context: AssistantContext, since: datetime) -> Answer:
+def _history_of(context: AssistantContext, service_id: str) -> set[str]:
+    """The services (ids of ServiceSnapshot.service) whose history a service's entity id
+    names: the one now under that slug, through its renames."""
+    slug = service_id.removeprefix("service--")
+    for event in context.history:  # newest first
+        if event.service_slug == slug:
+            return {event.service or f"slug:{slug}"}
+    return set()
+
+
+def changes(context: AssistantContext, since: datetime, service_id: str | None = None) -> Answer:
+    """What changed since a time, in the whole project or (`service_id`) in one service."""
     events = [e for e in context.history if e.at >= since]
+    about = ""
+    if service_id is not None:
+        ids = _history_of(context, service_id)
+        events = [e for e in events if (e.service or f"slug:{e.service_slug}") in ids]
+        about = f" in {_name(context, service_id)}"
     if not events:
-        return Answer(f"Nothing changed since {since:%Y-%m-%d %H:%M} UTC.", [])
+        return Answer(
+            f"Nothing changed{about} since {since:%Y-%m-%d %H:%M} UTC.",
+            [service_id] if service_id else [],
+        )
     counts = Counter(e.action for e in events)
     lines = [
-        f"Since {since:%Y-%m-%d %H:%M} UTC: "
+        f"Since {since:%Y-%m-%d %H:%M} UTC{about}: "
         + ", ".join(f"{n} {action}" for action, n in sorted(counts.items()))
     ]
     for event in events[:15]:
@@ -381,12 +478,24 @@ def summary(context: AssistantContext) -> Answer:
     top = Answer(top.reply.split(" Consuming")[0], top.references)
     unproduced = sum(1 for t in e["topics"].values() if not t["producers"])
     unconsumed = sum(1 for t in e["topics"].values() if not t["consumers"])
+    if unproduced or unconsumed:
+        ends = (
+            f"{_count(unproduced, 'topic')} {'has' if unproduced == 1 else 'have'} no "
+            f"producer and {unconsumed:,} no consumer."
+        )
+    else:
+        ends = "Every topic has a producer and a consumer."
+    categories = (
+        f"in {_count(len(e['categories']), 'category', 'categories')} "
+        f"({_names(context, sorted(e['categories']), 10)})"
+        if e["categories"]
+        else "in no category"
+    )
     text = (
-        f"{context.project_name} has {len(e['services'])} services and "
-        f"{len(e['topics'])} topics ({graph.number_of_edges()} produce and consume links), "
-        f"in {len(e['categories'])} categories "
-        f"({_names(context, sorted(e['categories']))}), owned by {len(e['owners'])} teams "
-        f"and grouped in {len(e['flows'])} flows. {top.reply} {unproduced} topics have no "
-        f"producer and {unconsumed} no consumer."
+        f"{context.project_name} has {_count(len(e['services']), 'service')} and "
+        f"{_count(len(e['topics']), 'topic')} "
+        f"({_count(graph.number_of_edges(), 'produce and consume link')}), "
+        f"{categories}, owned by {_count(len(e['owners']), 'team')} "
+        f"and grouped in {_count(len(e['flows']), 'flow')}. {top.reply} {ends}"
     )
     return Answer(text, top.references)

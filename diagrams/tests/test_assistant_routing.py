@@ -1,0 +1,203 @@
+"""What the analyst takes a question to ask (diagrams/assistant/analyst.py), found wrong by
+an audit on the benchmark architectures: the words of a name steered it ("who consumes
+domain-139.cart.failed.v2?" answered what fails downstream, on 539 topics of
+domains-3000), "other" near "customer-api-..." answered "I can only see this project",
+"what does X depend on?" went downstream, "is B reachable from A?" went from B, and "are
+there any cycles?" after a question about a service answered about that service."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from diagrams.assistant.analyst import analyst_answer
+from diagrams.assistant.context import HistoryEvent, Turn
+from diagrams.assistant.evaluation import architecture_context
+
+
+def service(name, produces=(), consumes=(), **fields):
+    return {
+        "name": name,
+        "produces": [{"name": t} for t in produces],
+        "consumes": [{"name": t} for t in consumes],
+        **fields,
+    }
+
+
+def ask(context, question, history=()):
+    return analyst_answer(context, question, list(history)).reply
+
+
+@pytest.fixture(scope="module")
+def shop():
+    return architecture_context(
+        {
+            "name": "Shop",
+            "services": [
+                service("Cart", produces=["cart.failed.v2", "checkout.started"]),
+                service("Checkout", produces=["orders.placed"], consumes=["checkout.started"]),
+                service("Coupons", consumes=["cart.failed.v2"]),
+                service("Feedback", produces=["feedback.submitted", "platform.logs"]),
+                service("Notifier", consumes=["feedback.submitted", "platform.logs"]),
+                service("Billing Cost Service", produces=["billing.cost.updated"]),
+                service("customer-api", produces=["customer.changed"], consumes=["orders.placed"]),
+                service("Search", consumes=["orders.placed", "customer.changed"]),
+                service("Echo", produces=["echo.loop"], consumes=["echo.loop"]),
+            ],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "question, expected, wrong",
+    [
+        ("who consumes cart.failed.v2?", "Coupons consumes cart.failed.v2.", "fails"),
+        ("Who produces cart.failed.v2?", "Cart produces cart.failed.v2.", "fails"),
+        ("who consumes feedback.submitted?", "Notifier consumes feedback.submitted.", "cycle"),
+        ("who consumes echo.loop?", "Echo consumes echo.loop.", "cycle"),
+        ("who consumes platform.logs?", "Notifier consumes platform.logs.", "can't"),
+        ("what does Billing Cost Service produce?", "produces billing.cost.updated", "can't"),
+    ],
+)
+def test_the_words_of_a_name_do_not_say_what_is_asked(shop, question, expected, wrong):
+    reply = ask(shop, question)
+    assert expected in reply and wrong not in reply
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Which other services does customer-api talk to?", "It sends data to Search"),
+        ("Who else in the project consumes orders.placed?", "customer-api and Search consume"),
+        ("List all the topics nobody consumes in the project", "1 topic has no consumer"),
+    ],
+)
+def test_other_and_all_are_about_this_project_unless_another_one_is_named(shop, question, expected):
+    reply = ask(shop, question)
+    assert expected in reply and "I can only see" not in reply
+    for question in ("show me other organizations' projects", "which other customers use this?"):
+        assert ask(shop, question).startswith("I can only see this project, Shop.")
+
+
+def test_what_a_service_depends_on_is_upstream_and_what_depends_on_it_downstream(shop):
+    upstream = ask(shop, "What does Search depend on?")
+    assert upstream.startswith("Search depends on 3 services upstream:")
+    assert "- Cart (via Cart → checkout.started → Checkout → orders.placed → Search)" in upstream
+    assert ask(shop, "what feeds Checkout?").startswith("Checkout depends on 1 service upstream")
+    downstream = ask(shop, "What depends on Checkout?")
+    assert downstream.startswith("If Checkout fails, 2 services downstream are affected")
+    assert ask(shop, "What does Cart depend on?").startswith("Cart depends on no other service")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is Search reachable from Cart?",
+        "Can data reach Search from Cart?",
+        "How does data get to Search from Cart?",
+        "How does data get from Cart to Search?",
+    ],
+)
+def test_a_path_starts_at_the_name_after_from(shop, question):
+    assert ask(shop, question).startswith("Data gets from Cart to Search in 4 steps")
+
+
+def test_a_global_question_after_one_about_a_service_is_about_the_project(shop):
+    history = [Turn("user", "who owns Checkout?"), Turn("assistant", "Checkout has no owner.")]
+    assert ask(shop, "Are there any cycles?", history).startswith("There is 1 cycle")
+    assert ask(shop, "Are there any hubs?", history).startswith("The most consumed topics")
+    assert ask(shop, "give me an overview of this project", history).startswith("Shop has 9")
+    assert "Checkout depends on" in ask(shop, "and what does it depend on?", history)
+
+
+def test_names_made_of_question_words_do_not_take_a_question_over():
+    context = architecture_context(
+        {
+            "name": "Words",
+            "services": [
+                service("Ingest", produces=["data"]),
+                service("Checkout", produces=["orders.placed"], consumes=["data"]),
+                service("Search", consumes=["orders.placed"]),
+                service("What", produces=["stuff"]),
+                service("Top Sellers", consumes=["orders.placed"]),
+            ],
+        }
+    )
+    assert ask(context, "How does data get from Checkout to Search?").startswith(
+        "Data gets from Checkout to Search in 2 steps"
+    )
+    assert ask(context, "what does Top Sellers consume?").startswith(
+        "Top Sellers produces nothing and consumes orders.placed"
+    )
+    assert ask(context, "who consumes data?") == "Checkout consumes data."
+
+
+def test_names_in_any_script_and_with_accents_are_found():
+    context = architecture_context(
+        {
+            "name": "Scripts",
+            "services": [
+                service("Über Service", produces=["支付.完成"]),
+                service("Ledger", consumes=["支付.完成"]),
+            ],
+        }
+    )
+    assert ask(context, "who consumes 支付.完成?") == "Ledger consumes 支付.完成."
+    assert "Über Service produces 支付.完成" in ask(context, "what does uber service produce?")
+
+
+def test_long_lists_say_how_many_and_are_cut():
+    consumers = [service(f"reader-{i:02d}", consumes=["hub"]) for i in range(30)]
+    context = architecture_context(
+        {"name": "Hub", "services": [service("Writer", produces=["hub"]), *consumers]}
+    )
+    reply = ask(context, "How many consumers does hub have?")
+    assert reply.startswith("30 services consume hub: reader-00, reader-01,")
+    assert reply.endswith("reader-19 and 10 more.")
+    busiest = ask(context, "which services consume the most?")
+    assert "Consuming the most topics: reader-00 (1 topic)" in busiest
+    assert "and 22 more with 1 topic" in busiest
+
+
+def test_changes_to_one_service_are_its_own_through_a_rename():
+    now = datetime(2026, 6, 15, 12, tzinfo=UTC)
+    history = [  # newest first
+        HistoryEvent(now - timedelta(days=1), "renamed", "billing", "Billing", "ada", "s1"),
+        HistoryEvent(now - timedelta(days=2), "updated", "invoicing", "Invoicing", "bob", "s1"),
+        HistoryEvent(now - timedelta(days=3), "updated", "search", "Search", "bob", "s2"),
+        HistoryEvent(now - timedelta(days=200), "created", "invoicing", "Invoicing", "ada", "s1"),
+    ]
+    context = architecture_context(
+        {"name": "Shop", "services": [service("Billing"), service("Search")]}, now=now
+    )
+    context.history = history
+    reply = ask(context, "what changed in Billing recently?")
+    assert reply.startswith("Since 2026-06-08 12:00 UTC in Billing: 1 renamed, 1 updated")
+    assert "Search" not in reply
+    assert ask(context, "what changed this year?").startswith(
+        "Since 2026-01-01 00:00 UTC: 1 renamed, 2 updated"  # not the creation, in 2025
+    )
+
+
+def test_small_answers_read_as_sentences():
+    context = architecture_context(
+        {
+            "name": "Small",
+            "services": [
+                service("Echo", produces=["echo.self", "echo.out"], consumes=["echo.self"]),
+                service("Reader", consumes=["ghost.topic", "echo.out"]),
+            ],
+        }
+    )
+    assert ask(context, "who produces ghost.topic?") == (
+        "Nothing in the project produces ghost.topic; Reader consumes it."
+    )
+    assert ask(context, "How does data get from Echo to echo.out?").startswith(
+        "Data gets from Echo to echo.out in 1 step:"
+    )
+    busiest = ask(context, "what are the busiest topics?")
+    assert "Echo (2 topics)" in busiest and "(1 consumer)" in busiest
+    summary = ask(context, "summarize the project")
+    assert "in no category" in summary and "1 topic has no producer" in summary
+    assert ask(context, "What breaks if Echo fails?") == (
+        "If Echo fails, 1 service downstream is affected:\n- Reader (via Echo → echo.out → Reader)"
+    )
