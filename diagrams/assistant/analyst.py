@@ -260,6 +260,14 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
         r"crash|depend\w* on|goes away|\bstop",
     ):
         return tools.impact(context, node_mentions[0].entity_id)
+    missing = _unnamed_end(text) if len(node_mentions) == 1 else None
+    if missing:
+        return Answer(
+            f'I don\'t find "{missing}" in {context.project_name}: no service or topic has '
+            f"that name, so I can't say how data gets there from "
+            f"{node_mentions[0].name} or back.",
+            [node_mentions[0].entity_id],
+        )
     if len(node_mentions) >= 2 and _has(
         text,
         r"\bfrom\b.*\bto\b|\bpath|\broute|get\w* to|"
@@ -322,6 +330,20 @@ def _upstream(text: str, mention: Mention) -> bool:
     tokens = text.split()
     depends = next((i for i, t in enumerate(tokens) if t.startswith("depend")), None)
     return depends is not None and mention.start < depends
+
+
+def _unnamed_end(text: str) -> str | None:
+    """The words at one end of a path question that name nothing ("from Cart to Ledger"
+    where the project has no Ledger; names found are blanked to "x" in `text`)."""
+    match = re.search(r"\b(from|between)\s+(.+?)\s+(to|and)\s+(.+)$", text)
+    if not match:
+        return None
+    ends = [match.group(2).split(), match.group(4).split()]
+    unnamed = [e for e in ends if "x" not in e]
+    if len(unnamed) != 1:
+        return None
+    name = [w for w in unnamed[0] if w not in QUESTION_WORDS][:4]
+    return " ".join(name) or None
 
 
 def _ends(text: str, mentions: list[Mention]) -> tuple[str, str]:

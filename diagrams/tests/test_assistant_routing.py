@@ -101,6 +101,12 @@ def test_a_path_starts_at_the_name_after_from(shop, question):
     assert ask(shop, question).startswith("Data gets from Cart to Search in 4 steps")
 
 
+def test_a_path_to_a_name_the_project_does_not_have_says_so(shop):
+    """It used to describe Cart, as if the question were about Cart alone."""
+    for question in ("how does data get from Cart to Ledger?", "path from Ledger to Cart"):
+        assert ask(shop, question).startswith('I don\'t find "ledger" in Shop: no service or')
+
+
 def test_a_global_question_after_one_about_a_service_is_about_the_project(shop):
     history = [Turn("user", "who owns Checkout?"), Turn("assistant", "Checkout has no owner.")]
     assert ask(shop, "Are there any cycles?", history).startswith("There is 1 cycle")
