@@ -254,6 +254,7 @@ def membership_set_role(*, actor, membership_id, role: str) -> Membership:
     admin_required(actor)
     _role_checked(role)
     membership = _membership_of_org(actor, membership_id)
+    membership.previous_role = membership.role  # for the page to say whether it changed
     if membership.role == role:
         return membership
     if _is_needed_admin(membership):

@@ -150,6 +150,11 @@ def members_view(request):
                 except BadRequest as refusal:  # a deactivated account
                     message = f"{message}. {refusal.message}"
             elif not membership.user.has_usable_password():
+                # a new account: a member once they choose a password through the link
+                message = (
+                    f"{membership.user.email} is invited ({membership.role}): send them the "
+                    "link below; they choose a password there and are in."
+                )
                 try:
                     _, path = invite_path(actor=actor, membership_id=membership.pk)
                     invite = (membership.user.email, request.build_absolute_uri(path))
@@ -173,11 +178,12 @@ def members_view(request):
                 membership_id=request.POST.get("membership"),
                 role=request.POST.get("role", ""),
             )
-            message = (
-                f"{membership.user.email} will be {membership.role} when they join."
-                if membership.is_pending
-                else f"{membership.user.email} is now {membership.role}."
-            )
+            if membership.previous_role == membership.role:
+                message = f"{membership.user.email} is already {membership.role}; nothing changed."
+            elif membership.is_pending:
+                message = f"{membership.user.email} will be {membership.role} when they join."
+            else:
+                message = f"{membership.user.email} is now {membership.role}."
         elif action == "remove":
             membership = membership_remove(
                 actor=actor, membership_id=request.POST.get("membership")

@@ -79,7 +79,12 @@ def test_admin_adds_a_new_user_without_password(org, admin_client):
         "/settings/members/", {"action": "add", "email": " New@Example.com ", "role": "member"}
     )
     assert response.status_code == 200
-    assert "new@example.com" in response.content.decode()
+    page = response.content.decode()
+    # invited, not a member yet: the page says so, not "is now a member"
+    assert "new@example.com is invited (member): send them the link below" in page
+    assert "is now a member" not in page
+    row = page.split("<td>new@example.com", 1)[1].split("</tr>", 1)[0]
+    assert "invited, not joined yet" in row and "not yet" in row
     membership = Membership.objects.get(user__email="new@example.com", organization=org)
     assert membership.role == "member"
     assert not membership.user.has_usable_password()
@@ -186,7 +191,13 @@ def test_admin_promotes_then_the_old_admin_may_leave(org, admin, admin_client, m
         "/settings/members/", {"action": "role", "membership": member.pk, "role": "admin"}
     )
     assert response.status_code == 200
+    assert f"{member.user.email} is now admin." in response.content.decode()
     assert Membership.objects.get(pk=member.pk).role == "admin"
+    response = admin_client.post(
+        "/settings/members/", {"action": "role", "membership": member.pk, "role": "admin"}
+    )
+    page = response.content.decode()
+    assert f"{member.user.email} is already admin; nothing changed." in page
     response = admin_client.post("/settings/members/", {"action": "remove", "membership": admin.pk})
     assert response.status_code == 302 and response["Location"] == "/accounts/login/"
     assert not Membership.objects.filter(pk=admin.pk).exists()
