@@ -45,11 +45,18 @@ def test_bad_names_and_the_plan_limit_are_explained_and_kept(browser):
     html = browser.get("/").content.decode()
     assert "All 3 projects of your plan are in use" in html
     assert re.search(r'<button type="submit" class="button" disabled[^>]*>Create project', html)
+    assert '<fieldset class="bare" disabled>' in html  # nothing to type into in vain
+    # nor a duplicate to make: each Duplicate is off too, and says why
+    duplicates = re.findall(
+        r'<button type="submit" class="link" aria-label="Duplicate [^"]*"([^>]*)>', html
+    )
+    assert len(duplicates) == 3 and all("disabled" in d and "in use" in d for d in duplicates)
     response = create(browser, "Four")  # a form posted anyway is refused as before
     assert response.status_code == 400 and "allows 3 projects" in response.content.decode()
     assert Project.objects.count() == 3
     Project.objects.filter(name="Three").delete()
-    assert "projects of your plan are in use" not in browser.get("/").content.decode()
+    html = browser.get("/").content.decode()
+    assert "projects of your plan are in use" not in html and " disabled" not in html
 
 
 def test_pin_archive_and_filters(browser, member):
