@@ -38,6 +38,8 @@ def shop(live_server, factory):
         project,
         {
             "name": "Checkout",
+            "description": "Takes the orders",
+            "extras": {"language": "kotlin"},
             "owner": "checkout-team",
             "consumes": [{"name": "cart.events"}, {"name": "payments.settled"}],
             "produces": [{"name": "orders.placed"}],
@@ -187,6 +189,15 @@ def test_history_with_a_long_one_word_name_fits_a_phone(browser, shop):
         .map(th => th.textContent)"""
     )
     assert broken == []
+    # field names keep their words whole too ("description", not "descripti" over "on"):
+    # "extras.language" may break after its dot only, between two text nodes
+    fields = page.locator(".history-changes tbody th").evaluate_all(
+        """ths => ths.flatMap(th => [...th.childNodes].filter(n => n.nodeType === 3)
+        .map(n => { const range = document.createRange(); range.selectNodeContents(n);
+        return [n.textContent, range.getClientRects().length]; }))"""
+    )
+    assert ["description", 1] in fields and ["language", 1] in fields
+    assert [name for name, lines in fields if lines > 1] == []
     context.close()
 
 
