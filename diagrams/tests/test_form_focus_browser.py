@@ -119,6 +119,26 @@ def test_revoking_a_key_asks_first(browser, shop):
     context.close()
 
 
+def test_reloading_after_a_form_shows_the_page_and_sends_nothing_again(browser, shop):
+    """A reload after creating a key used to post the form again: "An active API key with
+    this name exists", and the key just shown was gone."""
+    context, page = member_page(browser, shop)
+    page.goto(shop["url"] + "/settings/api-keys/")
+    page.get_by_label("Name", exact=True).fill("nightly-export")
+    page.get_by_role("button", name="Create key").click()
+    expect(page.locator("[data-focus-select]")).to_be_visible()
+    methods = []
+    page.on("request", lambda request: methods.append((request.method, request.url)))
+    response = page.reload()
+    assert response.request.method == "GET"
+    assert ("POST", shop["url"] + "/settings/api-keys/") not in methods
+    expect(page.get_by_role("heading", name="API keys")).to_be_visible()
+    expect(page.locator("main")).not_to_contain_text("exists")
+    expect(page.locator("[data-focus-select]")).to_have_count(0)  # shown once, as it says
+    assert ApiKey.objects.filter(name="nightly-export").count() == 1
+    context.close()
+
+
 def test_the_editor_names_remove_buttons_and_stops_at_twenty_extras(browser, shop):
     context, page = member_page(browser, shop)
     page.goto(f"{shop['url']}/projects/{shop['project']}/services/checkout/edit/")

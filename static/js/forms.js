@@ -1,9 +1,15 @@
 /* Every page's forms. After a submit the server refused, the cursor goes to the first field
    marked invalid (aria-invalid), so a keyboard or screen-reader user lands on what to fix.
    A field with data-focus-select (a key shown once) gets the cursor with its text selected.
-   A form with data-confirm asks before it is sent (revoking a key, removing a member). */
+   A form with data-confirm asks before it is sent (revoking a key, removing a member).
+   A page that answers a form at an address that also answers GET (data-reload-as-get: a new
+   API key, a member added) is reloaded as that GET, not by sending the form again, which
+   said "an active API key with this name exists" and lost the key just shown. */
 (function () {
   "use strict";
+  if (document.body.hasAttribute("data-reload-as-get") && window.history.replaceState) {
+    window.history.replaceState(window.history.state, "", window.location.href);
+  }
   var invalid = document.querySelector('main [aria-invalid="true"]');
   if (invalid && typeof invalid.focus === "function") {
     invalid.focus();
