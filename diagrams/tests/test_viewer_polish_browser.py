@@ -322,3 +322,46 @@ def test_the_project_page_shows_its_description_and_details_name_the_project(bro
     expect(page.locator("h1 b")).to_have_count(0)
     assert errors == []
     context.close()
+
+
+def test_the_address_keeps_the_view_so_a_reload_or_a_link_opens_it(browser, demo):
+    """Focus, depth and moment were lost on a reload, and could not be sent to anyone."""
+    context, page, errors = project_page(browser, demo)
+    everything = shown_ids(page)
+    page.select_option("[data-group-filter]", "category--fulfilment")
+    page.select_option("[data-depth-select]", "0")
+    slider = page.locator("[data-timeline]")
+    slider.fill(str(int(slider.get_attribute("max")) - 2))
+    slider.dispatch_event("change")
+    settled(page)
+    expect(page).to_have_url(re.compile(r"focus=category--fulfilment&depth=0&at=\d{4}-"))
+    label = page.locator("[data-timeline-label]").text_content()
+    focused = shown_ids(page)
+    assert focused and focused != everything
+    address = page.url
+
+    page.reload()
+    settled(page)
+    expect(page.locator("[data-focus-name]")).to_have_text("fulfilment")
+    expect(page.locator("[data-timeline-label]")).to_have_text(label)
+    assert page.locator("[data-depth-select]").input_value() == "0"
+    assert shown_ids(page) == focused
+    assert page.url == address
+
+    # a colleague opening the link sees the same; back to the whole project now, the
+    # address is plain again
+    other, opened, _ = member_page(browser, demo, address.split(f"/{demo['project']}/", 1)[1])
+    expect(opened.locator("[data-focus-name]")).to_have_text("fulfilment")
+    settled(opened)
+    assert shown_ids(opened) == focused
+    opened.locator("[data-clear-focus]").click()
+    opened.locator("[data-now]").click()
+    settled(opened)
+    expect(opened).to_have_url(re.compile(rf"/projects/{demo['project']}/$"))
+    # what the address cannot mean is left out
+    opened.goto(f"{demo['url']}/projects/{demo['project']}/?focus=<b>&depth=9&at=yesterday")
+    settled(opened)
+    assert shown_ids(opened) == everything
+    assert errors == []
+    other.close()
+    context.close()

@@ -435,6 +435,17 @@
       if (!viewer.history) return;
       viewer.show({ at: (event.detail && event.detail.at) || "" });
     });
+    // the page's address asks for a view: a focus (and its depth) and a moment, at once
+    document.addEventListener("archsvc:view", function (event) {
+      var detail = event.detail || {}, change = {};
+      if (detail.focus && root.querySelector("[data-depth-select]")) {
+        change.focus = detail.focus;
+        change.focusName = "";
+        if (detail.depth) change.depth = detail.depth;
+      }
+      if (detail.at && viewer.history) change.at = detail.at;
+      if (Object.keys(change).length) viewer.show(change);
+    });
     // other parts of the page (the chat's cited entities, the Show menu) can focus the graph
     document.addEventListener("archsvc:focus", function (event) {
       var detail = event.detail || {};

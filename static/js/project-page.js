@@ -98,6 +98,7 @@
   // the chat, show all): the Show menu, the slider and its label say what the graph shows
   function follow(state) {
     shownAt = state.at || "";
+    remember(state);
     shown = { focus: state.focus || "", depth: state.depth || "", at: shownAt };
     if (slider) {
       var index = positionOf(shownAt);
@@ -173,12 +174,40 @@
       .catch(function (error) { said("Copy failed", error && error.message); });
   });
 
+  // The address says what the graph shows (?focus=, &depth=, &at=), so a reload, a
+  // bookmark or a link sent to a colleague opens the same view.
+  var VIEW_KEYS = ["focus", "depth", "at"];
+  function remember(state) {
+    if (!window.history.replaceState) return;
+    var query = new URLSearchParams(window.location.search);
+    VIEW_KEYS.forEach(function (key) { query.delete(key); });
+    if (state.focus) {
+      query.set("focus", state.focus);
+      if (state.depth !== undefined && state.depth !== "") query.set("depth", String(state.depth));
+    }
+    if (state.at) query.set("at", state.at);
+    var search = query.toString() ? "?" + query : "";
+    if (search !== window.location.search) {
+      window.history.replaceState(window.history.state, "", window.location.pathname + search + window.location.hash);
+    }
+  }
+  // what the address asks for, read before anything is shown (showing rewrites it)
+  var asked = new URLSearchParams(window.location.search);
+  var view = {
+    at: asked.get("at") || "",
+    focus: asked.get("focus") || "",
+    depth: asked.get("depth") || ""
+  };
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/.test(view.at)) view.at = "";
+  if (!/^(service|messaging|category|owner|flow)--[a-z0-9][a-z0-9-]*$/.test(view.focus)) view.focus = "";
+  if (!/^[0-5]$/.test(view.depth)) view.depth = "";
+
   viewerRoot.addEventListener("archsvc:shown", function (event) { follow(event.detail || {}); });
   // the page opens on the whole project as it is now: a form the browser restores says so too
   follow({ focus: "", at: "" });
-  // unless a link asked for a moment (the history page's "the project after this change")
-  var asked = new URLSearchParams(window.location.search).get("at") || "";
-  if (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/.test(asked)) {
-    document.dispatchEvent(new CustomEvent("archsvc:at", { detail: { at: asked } }));
+  // unless its address asked for a view (the history page's "the project after this change",
+  // a reload, a link): one redraw for all it asks
+  if (view.at || view.focus) {
+    document.dispatchEvent(new CustomEvent("archsvc:view", { detail: view }));
   }
 })();
