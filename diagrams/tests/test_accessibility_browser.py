@@ -45,7 +45,8 @@ def site(demo):
     project = demo["project"]
     token = post(client, f"/v1/projects/{project}/public-share-token").json()["token"]
     slug = client.get(f"/v1/projects/{project}/services").json()[0]["slug"]
-    return {**demo, "token": token, "slug": slug}
+    empty = post(client, "/v1/projects", {"name": "Empty one", "description": ""}).json()["id"]
+    return {**demo, "token": token, "slug": slug, "empty": empty}
 
 
 def member_pages(site) -> list[str]:
@@ -67,6 +68,7 @@ def member_pages(site) -> list[str]:
         "/settings/api-keys/",
         "/settings/billing/",
         "/projects/no-such-project/",
+        f"/projects/{site['empty']}/",  # a new project: what to do first
     ]
 
 

@@ -202,10 +202,31 @@ def test_the_assistant_panel_speaks_of_this_project_and_shows_the_credits(browse
     create(browser, "Empty one")
     project = Project.objects.get()
     page = browser.get(f"/projects/{project.id}/").content.decode()
-    assert "Once the project has services" in page and "orders.placed" not in page
-    assert "50 credits left" in page
+    assert "data-chat" not in page  # a new project: nothing to ask about yet
     new_service(browser, project.id, {"name": "Ledger", "produces": [{"name": "ledger.posted"}]})
     new_service(browser, project.id, {"name": "Audit", "consumes": [{"name": "ledger.posted"}]})
     page = browser.get(f"/projects/{project.id}/").content.decode()
-    assert "“who consumes ledger.posted?”" in page
+    assert "“who consumes ledger.posted?”" in page and "50 credits left" in page
     assert "“what breaks if Audit fails?”" in page or "“what breaks if Ledger fails?”" in page
+
+
+def test_a_new_project_says_what_to_do_first_and_shows_no_tools_yet(browser):
+    create(browser, "Fresh start")
+    project = Project.objects.get(name="Fresh start")
+    html = browser.get(f"/projects/{project.id}/").content.decode()
+    assert "No services yet" in html
+    assert f'href="/projects/{project.id}/services/new/">Add the first service</a>' in html
+    assert f"/v1/projects/{project.id}/services" in html  # the same from a script
+    # nothing to draw, ask about or travel through yet
+    for tool in ("data-graph-viewer", "data-chat", "data-timeline", "data-project-tools"):
+        assert tool not in html
+    post = browser.post(
+        f"/v1/projects/{project.id}/services", {"name": "Checkout"}, content_type="application/json"
+    )
+    assert post.status_code == 200
+    html = browser.get(f"/projects/{project.id}/").content.decode()
+    assert "No services yet" not in html and "data-graph-viewer" in html and "data-chat" in html
+    # a project whose services were all deleted has a history to travel through: the tools stay
+    assert browser.delete(f"/v1/projects/{project.id}/services/checkout").status_code == 204
+    html = browser.get(f"/projects/{project.id}/").content.decode()
+    assert "Add the first service" not in html and "data-timeline" in html
