@@ -403,6 +403,11 @@ def project_graph_only(
 
 def _when_label(project: Project, at: datetime | None) -> str:
     if at is not None and not is_current(at):
+        if at < project.created_at:  # "Nothing to show yet" would not say why
+            return (
+                f"As of {at:%Y-%m-%d %H:%M:%S} UTC, before the project was created "
+                f"({project.created_at:%Y-%m-%d %H:%M} UTC)"
+            )
         return f"As of {at:%Y-%m-%d %H:%M:%S} UTC"
     return f"Current state · last change {project.updated_at:%Y-%m-%d %H:%M} UTC"
 

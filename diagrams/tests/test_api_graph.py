@@ -577,3 +577,15 @@ def test_names_with_control_characters_are_refused_so_the_svg_stays_well_formed(
     assert {v["field"] for v in response.json()["violations"]} == {"name", "produces[0].name"}
     new_service(api, project, {"name": "Tab\tand\nnewline"})
     parse_svg(graph(api, project, "graph/svg"))
+
+
+def test_a_time_before_the_project_existed_says_so_in_the_header(api, project):
+    """The graph of 2020 was a bare "Nothing to show yet", which did not say why."""
+    created = api.get(f"/v1/projects/{project}").json()["createdAt"]
+    root = parse_svg(graph(api, project, "graph/svg", at="2020-01-01T00:00:00Z"))
+    when = next(t for t in root.iter(f"{SVG}text") if t.get("class") == "when")
+    assert when.text == (
+        "As of 2020-01-01 00:00:00 UTC, before the project was created "
+        f"({created[:10]} {created[11:16]} UTC)"
+    )
+    assert any(t.text == "Nothing to show yet." for t in root.iter(f"{SVG}text"))
