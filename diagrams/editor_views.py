@@ -14,6 +14,7 @@ from rest_framework import serializers
 from accounts.middleware import page_actor
 from archsvc.api.errors import ApiError, ProjectNotFound, ServiceNotFound, _violations
 from archsvc.api.params import iso, page_number
+from archsvc.api.views import not_found_page
 from diagrams.api.serializers import ServiceCreateSerializer, ServiceUpdateSerializer
 from diagrams.selectors import (
     history_page,
@@ -51,7 +52,7 @@ def _login(request):
 
 
 def _not_found(request):
-    return render(request, "404.html", status=404)
+    return not_found_page(request)
 
 
 def _services_url(project_id: str) -> str:

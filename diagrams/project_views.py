@@ -12,6 +12,7 @@ from accounts.middleware import page_actor
 from accounts.selectors import user_memberships
 from archsvc.api.errors import ApiError
 from archsvc.api.params import page_number
+from archsvc.api.views import not_found_page
 from billing.selectors import limits_get
 from diagrams import selectors, services
 from diagrams.api.serializers import ProjectCreateSerializer, ProjectUpdateSerializer
@@ -165,10 +166,10 @@ def project_action(request, project_id: str, action: str):
             )
             return redirect(f"/projects/{copy.id}/")
         else:
-            return render(request, "404.html", status=404)
+            return not_found_page(request)
     except ApiError as failure:
         if failure.code == "project_not_found":
-            return render(request, "404.html", status=404)
+            return not_found_page(request)
         if failure.code != "not_found":  # unpinning what is not pinned is fine here
             return render(
                 request,
@@ -186,7 +187,7 @@ def _project_to_manage(request, actor, project_id: str, verb: str):
     try:
         project = selectors.project_get(actor=actor, project_id=project_id)
     except ApiError:
-        return None, render(request, "404.html", status=404)
+        return None, not_found_page(request)
     if not actor.can_manage_project(created_by_ref=project.created_by_ref):
         return None, render(
             request,

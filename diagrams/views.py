@@ -14,6 +14,7 @@ from archsvc.api.encoding import accepts_gzip, encoded_response
 from archsvc.api.errors import ApiError
 from archsvc.api.params import iso
 from archsvc.api.ratelimit import client_ip, rate_limit_hit
+from archsvc.api.views import not_found_page
 from billing.services import ai_credits_current
 from diagrams.api.graph_views import graph_query
 from diagrams.models import PublicShareToken
@@ -185,7 +186,7 @@ def project_share_settings(request, project_id: str):
                 )
     except ApiError as error:
         if error.status == 404 and error.code == "project_not_found":
-            return render(request, "404.html", status=404)
+            return not_found_page(request)
         error_message, status = error.message, error.status
         project = project_get(actor=actor, project_id=project_id)
     share = PublicShareToken.objects.filter(project=project).first()
@@ -227,7 +228,7 @@ def project_page(request, project_id: str):
     try:
         project = project_get(actor=actor, project_id=project_id)
     except ApiError:
-        return render(request, "404.html", status=404)
+        return not_found_page(request)
     # a write makes a new state to draw: counted against the organization's render budget
     # like the API's reads (a write and a reload, 120 times a minute, each a new render)
     charge_renders_to(f"org:{actor.organization_id}")

@@ -160,13 +160,13 @@ def test_the_header_shows_the_organization_on_a_phone(browser, shop):
     page.goto(f"{shop['url']}/")
     who = page.locator("header .who")
     expect(who).to_be_visible()
-    expect(who).to_contain_text("acme")
+    expect(who).to_contain_text("Acme")  # its name, not its slug
     box = who.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     # switching organization shows the other one
     page.select_option("#id_org", "globex")
     page.get_by_role("button", name="Switch").click()
-    expect(who).to_contain_text("globex")
+    expect(who).to_contain_text("Globex")
     expect(who).to_be_visible()
     context.close()
 

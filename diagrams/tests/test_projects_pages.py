@@ -230,3 +230,16 @@ def test_a_new_project_says_what_to_do_first_and_shows_no_tools_yet(browser):
     assert browser.delete(f"/v1/projects/{project.id}/services/checkout").status_code == 204
     html = browser.get(f"/projects/{project.id}/").content.decode()
     assert "Add the first service" not in html and "data-timeline" in html
+
+
+def test_a_missing_page_of_a_project_leads_back_to_it_and_tells_nothing_of_others(browser, factory):
+    create(browser, "Shop")
+    project = Project.objects.get(name="Shop")
+    response = browser.get(f"/projects/{project.id}/services/no-such-service/edit/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert f'<a href="/projects/{project.id}/">Back to Shop</a>' in html and "Go home" in html
+    # someone of another organization gets the plain page, with nothing of the project
+    stranger = factory.member_client(factory.member(factory.org("other")))
+    html = stranger.get(f"/projects/{project.id}/services/no-such-service/edit/").content.decode()
+    assert "Back to" not in html and "Shop" not in html
