@@ -182,11 +182,30 @@ def _request_body(form: dict, current=None) -> tuple[dict, dict]:
     return body, form_errors
 
 
+_PLAIN = (
+    (
+        re.compile(r"^Ensure this field has no more than (\d+) characters\.$"),
+        "At most {} characters.",
+    ),
+    (re.compile(r"^Ensure this field has at least (\d+) characters\.$"), "At least {} characters."),
+    (re.compile(r"^Ensure this field has no more than (\d+) elements\.$"), "At most {} of them."),
+)
+
+
+def _plain(message: str) -> str:
+    """The API's validation messages (DRF's, for scripts) as a form says them."""
+    for pattern, plain in _PLAIN:
+        match = pattern.match(message)
+        if match:
+            return plain.format(match.group(1))
+    return message
+
+
 def _place_errors(form: dict, errors: dict, violations: list[dict]) -> None:
     """Put each violation (a JSON path like `produces[1].name`) beside its field."""
     flows = [flow.strip() for flow in form["flows"].split(",") if flow.strip()]
     for violation in violations:
-        path, message = violation["field"], violation["message"]
+        path, message = violation["field"], _plain(violation["message"])
         topic = _TOPIC_PATH.match(path)
         flow = _FLOW_PATH.match(path)
         if topic:

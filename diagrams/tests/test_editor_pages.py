@@ -107,7 +107,7 @@ def test_invalid_form_keeps_everything_and_shows_errors_beside_fields(browser, a
     assert 'value="git@x:shop.git"' in html and 'value="cart.updated"' in html
     # the name's error right after the name field
     name_at = html.index('name="name"')
-    assert "no more than 60 characters" in html[name_at : html.index('name="description"')]
+    assert "At most 60 characters." in html[name_at : html.index('name="description"')]
     # the topic's error in the second produced row, not in the first
     rows = row_slices(html, "produces")
     assert 'value="orders.placed"' in rows[0] and "field-error" not in rows[0]

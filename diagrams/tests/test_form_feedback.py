@@ -146,6 +146,9 @@ def test_a_long_bad_flow_is_quoted_short(member, project):
     html = response.content.decode()
     message = re.search(r'<p class="field-error">(Flow 1 [^<]*)</p>', html).group(1)
     assert "x" * 39 + "…" in message and "x" * 41 not in message
+    assert message.endswith("At most 100 characters.")  # not DRF's "Ensure this field..."
+    assert "Ensure this field" not in html
+    assert marked_invalid(html, "id_flows")  # the box is marked too
     assert "100 characters" in html  # the hint says the limit before anyone trips on it
 
 
