@@ -112,7 +112,7 @@ def test_invalid_form_keeps_everything_and_shows_errors_beside_fields(browser, a
     rows = row_slices(html, "produces")
     assert 'value="orders.placed"' in rows[0] and "field-error" not in rows[0]
     assert f'value="{long_topic}"' in rows[1]
-    assert "no more than 255 characters" in rows[1] and 'aria-invalid="true"' in rows[1]
+    assert "At most 255 characters." in rows[1] and 'aria-invalid="true"' in rows[1]
     assert "Nothing was saved" in html
     assert history_total(api, project) == before
     assert api.get(f"/v1/projects/{project}/services").json() == []
