@@ -68,8 +68,12 @@ def login_view(request):
     if request.method == "GET":
         if page_actor(request):
             return redirect(_next_url(request))
+        joining = _join_of_next(request)
+        form = LoginForm(initial={"email": joining.user.email} if joining else None)
         return render(
-            request, "accounts/login.html", {"form": LoginForm(), "next": _next_url(request)}
+            request,
+            "accounts/login.html",
+            {"form": form, "next": _next_url(request), "joining": joining},
         )
     form = LoginForm(request.POST)
     retry_after = _login_limited(request)
@@ -203,15 +207,22 @@ def welcome_view(request, token: str):
     )
 
 
-def _pending_membership_of_next(request, *, user_id: int) -> Membership | None:
-    """The user's pending membership whose join link the log-in's `next` is, or None."""
+def _join_of_next(request) -> Membership | None:
+    """The pending membership whose (valid) join link the log-in's `next` is, or None: the
+    log-in page then says who to log in as, and to join what. The link's holder is who the
+    admin sent it to, as on the welcome page of a new account."""
     try:
         match = resolve(urlsplit(_next_url(request)).path)
     except Resolver404:
         return None
     if match.url_name != "join":
         return None
-    membership = joining_membership(token=match.kwargs["token"])
+    return joining_membership(token=match.kwargs["token"])
+
+
+def _pending_membership_of_next(request, *, user_id: int) -> Membership | None:
+    """The user's pending membership whose join link the log-in's `next` is, or None."""
+    membership = _join_of_next(request)
     return membership if membership is not None and membership.user_id == user_id else None
 
 

@@ -192,6 +192,14 @@ def test_a_member_of_one_organization_joins_another_through_the_link(bcorp):
     sent = browser.get(join)
     assert sent.status_code == 302
     assert unquote(sent["Location"]) == f"/accounts/login/?next={join}"
+    # which says who to log in as, and to join what (it was a plain log-in page)
+    page = browser.get(sent["Location"]).content.decode()
+    assert "Log in as <strong>ada@acorp.example</strong> to join BCorp." in page
+    assert 'value="ada@acorp.example"' in page
+    assert (
+        "to join"
+        not in browser.get("/accounts/login/?next=/accounts/join/forged/").content.decode()
+    )
     logged_in = login(browser, "ada@acorp.example", next=unquote(sent["Location"].split("=")[1]))
     assert logged_in.status_code == 302 and logged_in["Location"] == join
     page = browser.get(join)
