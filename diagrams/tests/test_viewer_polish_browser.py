@@ -365,3 +365,32 @@ def test_the_address_keeps_the_view_so_a_reload_or_a_link_opens_it(browser, demo
     assert errors == []
     other.close()
     context.close()
+
+
+def test_full_screen_gives_a_big_graph_the_whole_screen_and_esc_gives_it_back(browser, demo):
+    context, page, errors = project_page(browser, demo)
+    stage = page.locator(".graph-stage")
+    in_page = stage.bounding_box()["height"]
+    button = page.get_by_role("button", name="Full screen")
+    expect(button).to_be_visible()
+    button.click()
+    expect(page.get_by_role("button", name="Leave full screen")).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    assert page.evaluate("document.fullscreenElement.hasAttribute('data-graph-viewer')")
+    # the graph takes the screen's height less the toolbar, opening whole or, too wide for
+    # that, readable at its start
+    assert stage.bounding_box()["height"] > in_page
+    svg = page.locator(".graph-stage svg")
+    opened = svg.get_attribute("viewBox")
+    # the toolbar still works there
+    page.get_by_role("button", name="Zoom in").click()
+    expect(svg).not_to_have_attribute("viewBox", opened)
+    page.get_by_role("button", name="Leave full screen").click()
+    expect(page.get_by_role("button", name="Full screen")).to_have_attribute(
+        "aria-pressed", "false"
+    )
+    assert page.evaluate("document.fullscreenElement") is None
+    assert abs(stage.bounding_box()["height"] - in_page) < 2
+    assert errors == []
+    context.close()

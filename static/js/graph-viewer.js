@@ -63,6 +63,7 @@
      embed's frame is its whole window: it has no graph-sized class. */
   Viewer.prototype.sizeStage = function () {
     if (!this.stage.classList.contains("graph-sized") || !this.full) return;
+    if (document.fullscreenElement === this.root) return;  // the screen is its size then
     var width = this.stage.clientWidth;
     if (!width) return;
     // fit the width, never enlarge past 1:1, never shrink past readable (then it pans)
@@ -398,6 +399,26 @@
         if (how === "fit") self.fit(); else self.zoom(how === "in" ? 1 / ZOOM_STEP : ZOOM_STEP);
       });
     });
+    // Full screen: the viewer (its toolbar and graph) takes the whole screen, and a big graph
+    // is read at a size no page column gives it. Offered where the browser allows it (an
+    // embed's host must allow it too).
+    var full = root.querySelector("[data-fullscreen]");
+    if (full && document.fullscreenEnabled && root.requestFullscreen) {
+      full.hidden = false;
+      full.addEventListener("click", function () {
+        if (document.fullscreenElement === root) document.exitFullscreen();
+        else root.requestFullscreen().catch(function () { /* refused: stays in the page */ });
+      });
+      document.addEventListener("fullscreenchange", function () {
+        var on = document.fullscreenElement === root;
+        full.setAttribute("aria-label", on ? "Leave full screen" : "Full screen");
+        full.title = on ? "Leave full screen (Esc)" : "Full screen (Esc leaves it)";
+        full.setAttribute("aria-pressed", on ? "true" : "false");
+        if (on) self.stage.style.height = "";  // the stylesheet's: the whole screen
+        else self.sizeStage();
+        if (self.view) self.start();  // the opening view for that size: whole, or readable
+      });
+    }
     var depth = root.querySelector("[data-depth-select]");
     if (depth) depth.addEventListener("change", function () {
       if (self.focus) self.show({ depth: depth.value }); else self.depth = self.shown.depth = depth.value;
