@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from diagrams.assistant import tools
 from diagrams.assistant.context import Answer, AssistantContext, Turn
-from diagrams.assistant.matching import MatchWork, Mention, find_mentions, words
+from diagrams.assistant.matching import MatchWork, Mention, find_mentions, words, words_text
 
 CAN_ANSWER = (
     "who produces or consumes a topic; what a service produces, consumes or talks "
@@ -193,7 +193,27 @@ def analyst_answer(context: AssistantContext, message: str, history: list[Turn])
         previous = next((t.content for t in reversed(history) if t.role == "user"), None)
         if previous:
             text = _blanked(words(previous), _named(find_mentions(context, previous, work)))
-    return _route(context, text, message.lower(), mentions)
+    answer = _route(context, text, message.lower(), mentions)
+    return _with_rivals(answer, message, mentions)
+
+
+def _with_rivals(answer: Answer, message: str, mentions: list[Mention]) -> Answer:
+    """An answer that took a typo for one name when others are as close says so."""
+    notes = []
+    for mention in mentions:
+        if mention.alike and mention.name in answer.reply:
+            said = words_text(message, mention.start, mention.length)
+            others = list(mention.alike)
+            shown = ", ".join(others[:3]) + (
+                f" and {len(others) - 3:,} more" if len(others) > 3 else ""
+            )
+            notes.append(
+                f"I read “{said}” as {mention.name}; {shown} "
+                f"{'is' if len(others) == 1 else 'are'} as close."
+            )
+    if not notes:
+        return answer
+    return Answer(f"{answer.reply}\n({' '.join(notes)})", answer.references)
 
 
 def _asks_anything(text: str) -> bool:

@@ -15,7 +15,7 @@ comparing every name with every window."""
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from itertools import islice
 from operator import add
@@ -49,10 +49,24 @@ MAX_EXACT_CANDIDATES = 2000  # exact (entity, place in the text) candidates, in 
 MAX_FUZZY_PLACES = 20_000  # (window, place in the text) pairs considered for fuzzy matching
 
 
+def _folded(text: str) -> str:
+    return _MARKS.sub("", unicodedata.normalize("NFKD", text)).casefold()
+
+
 def words(text: str) -> list[str]:
     """The words of a text, case and accents folded ("Über-Service" is "uber service"), in
     any script ("支付.完成" is two words)."""
-    return _WORD.findall(_MARKS.sub("", unicodedata.normalize("NFKD", text)).casefold())
+    return _WORD.findall(_folded(text))
+
+
+def words_text(text: str, start: int, length: int) -> str:
+    """Words start to start + length of a text as written between them ("topic-0034", not
+    "topic 0034"), case and accents folded."""
+    folded = _folded(text)
+    spans = [match.span() for match in _WORD.finditer(folded)]
+    if not 0 <= start < start + length <= len(spans):
+        return " ".join(words(text)[start : start + length])
+    return folded[spans[start][0] : spans[start + length - 1][1]]
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,8 @@ class Mention:
     start: int  # word index in the question
     length: int  # words covered
     score: float  # 1.0 exact
+    # a fuzzy match's rivals as close as it (names), if any; not part of what it matched
+    alike: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass
@@ -414,4 +430,17 @@ def find_mentions(
         work.capped = True
         fuzzy.pop()
     choose(fuzzy)
+    # A typo as close to several names as to the one taken ("topic-0034" on 1,000
+    # "topic-00nnn"): the answer says which others it could have meant.
+    rivals: dict[tuple, set[str]] = defaultdict(set)
+    for candidate in fuzzy:
+        rivals[candidate.start, candidate.length, candidate.score, candidate.kind].add(
+            candidate.name
+        )
+    for index, mention in enumerate(chosen):
+        if mention.score < 1.0:
+            key = (mention.start, mention.length, mention.score, mention.kind)
+            alike = tuple(sorted(rivals[key] - {mention.name}))
+            if alike:
+                chosen[index] = replace(mention, alike=alike)
     return sorted(chosen, key=lambda m: m.start)

@@ -207,3 +207,28 @@ def test_small_answers_read_as_sentences():
     assert ask(context, "What breaks if Echo fails?") == (
         "If Echo fails, 1 service downstream is affected:\n- Reader (via Echo → echo.out → Reader)"
     )
+
+
+def test_a_typo_as_close_to_several_names_says_which_others_it_could_mean():
+    topics = ["topic-00034", "topic-00134", "topic-00234", "topic-00304", "topic-00340"]
+    context = architecture_context(
+        {
+            "name": "Numbered",
+            "services": [
+                service("Writer", produces=topics),
+                service("Reader", consumes=["topic-00034"]),
+                service("Auditor", consumes=["platform.audit.events"]),
+            ],
+        }
+    )
+    reply = ask(context, "who consumes Topic-0034?")
+    assert reply.startswith("Reader consumes topic-00034.")
+    assert reply.endswith(
+        "(I read “topic-0034” as topic-00034; topic-00134, topic-00234, topic-00304 and 1 "
+        "more are as close.)"
+    )
+    # a name written out, or a typo only one name is close to, needs no such note
+    assert "(I read" not in ask(context, "who consumes topic-00034?")
+    assert ask(context, "who consumes platform.audit.evnts?") == (
+        "Auditor consumes platform.audit.events."
+    )
