@@ -284,3 +284,25 @@ def test_a_long_paste_says_where_the_limit_is(open_page):
     expect(page.locator("#chat-input")).to_have_js_property("value", "y" * 4000)
     expect(hint).to_have_text("4000 characters at most: the rest is cut off.")
     expect(page.locator("#chat-input")).to_have_attribute("aria-describedby", "chat-length")
+
+
+def test_the_conversation_survives_a_reload_and_is_forgotten_at_log_out(open_page):
+    """A reload (the address now keeps the graph's view) lost the whole conversation, and a
+    follow-up had nothing to follow."""
+    page = open_page()
+    ask(page, "who consumes orders.placed?", 1)
+    expect(page.locator(".chat-assistant")).to_contain_text("Fraud Check")
+    page.reload()
+    expect(page.locator(".chat-user")).to_have_text(["who consumes orders.placed?"])
+    expect(page.locator(".chat-assistant")).to_contain_text("Fraud Check")
+    expect(page.locator(".chat-assistant .chip").first).to_be_visible()  # its chips too
+    sent = chat_posts(page)
+    ask(page, "and who produces it?", 2)
+    assert json.loads(sent[0].post_data)["history"][0] == {
+        "role": "user",
+        "content": "who consumes orders.placed?",
+    }
+    expect(page.locator(".chat-assistant").nth(1)).to_contain_text("Checkout produces")
+    page.get_by_role("button", name="Log out").click()
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+    assert page.evaluate("Object.keys(sessionStorage).filter(k => k.startsWith('archsvc:'))") == []

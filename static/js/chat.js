@@ -21,6 +21,15 @@
   var limit = Number(input.getAttribute("maxlength")) || 4000;
   var history = [];
   var pending = false;
+  // The conversation outlives a reload in this tab (sessionStorage: gone with the tab, and
+  // at log-out, forms.js): the address keeps the graph's view, the panel keeps its talk.
+  var KEPT = "archsvc:chat:" + panel.getAttribute("data-url");
+  var kept = [];
+  function keep(turn) {
+    kept.push(turn);
+    kept = kept.slice(-40);
+    try { window.sessionStorage.setItem(KEPT, JSON.stringify(kept)); } catch (full) { /* private mode, full */ }
+  }
 
   function csrf() {
     var match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
@@ -188,6 +197,8 @@
       announce(result.body.reply);
       history.push({ role: "user", content: message });
       history.push({ role: "assistant", content: result.body.reply.slice(0, 4000) });
+      keep({ role: "user", content: message });
+      keep({ role: "assistant", content: result.body.reply, references: result.body.references });
       showCredits(result.body.creditsRemaining);
     }).catch(function () {
       waiting.remove();
@@ -202,6 +213,17 @@
       event.preventDefault();
       if (!pending) form.requestSubmit();
     }
+  });
+
+  // what this tab said before a reload, shown again and sent as the history again
+  try { kept = JSON.parse(window.sessionStorage.getItem(KEPT) || "[]"); } catch (bad) { kept = []; }
+  if (!Array.isArray(kept)) kept = [];
+  kept.forEach(function (turn) {
+    if (!turn || (turn.role !== "user" && turn.role !== "assistant")) return;
+    if (typeof turn.content !== "string") return;
+    var refs = Array.isArray(turn.references) ? turn.references.filter(function (id) { return typeof id === "string"; }) : [];
+    add(turn.role, turn.content, refs);
+    history.push({ role: turn.role, content: turn.content.slice(0, 4000) });
   });
 
   // beside the graph, the panel ends at the window's bottom so the question box stays in

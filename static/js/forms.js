@@ -26,5 +26,14 @@
   document.addEventListener("submit", function (event) {
     var question = event.target.getAttribute && event.target.getAttribute("data-confirm");
     if (question && !window.confirm(question)) event.preventDefault();
+    // logging out forgets the conversations this tab kept (chat.js)
+    var action = event.target.getAttribute && event.target.getAttribute("action");
+    if (!event.defaultPrevented && action === "/accounts/logout/") {
+      try {
+        Object.keys(window.sessionStorage).forEach(function (key) {
+          if (key.indexOf("archsvc:chat:") === 0) window.sessionStorage.removeItem(key);
+        });
+      } catch (unavailable) { /* nothing kept */ }
+    }
   }, true);
 })();
