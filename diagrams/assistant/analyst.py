@@ -231,8 +231,9 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
 
     if _has(
         text,
-        r"\b(other|another|different|all|every|any)\s+(\w+\s+)?(projects?|organi[sz]ations?|"
-        r"orgs?|tenants?|customers?|compan(y|ies)|workspaces?)\b",
+        r"\b(other|another|different)\s+(\w+\s+)?(projects?|organi[sz]ations?|orgs?|"
+        r"tenants?|customers?|compan(y|ies)|workspaces?)\b",
+        r"\b(all|every|any)\s+(\w+\s+)?(projects?|organi[sz]ations?|orgs?|tenants?|workspaces?)\b",
         r"\b(projects|organi[sz]ations|tenants)\b",
     ):
         reply = tools.summary(context)

@@ -69,6 +69,7 @@ def test_the_words_of_a_name_do_not_say_what_is_asked(shop, question, expected, 
         ("Which other services does customer-api talk to?", "It sends data to Search"),
         ("Who else in the project consumes orders.placed?", "customer-api and Search consume"),
         ("List all the topics nobody consumes in the project", "1 topic has no consumer"),
+        ("list all customer facing services that consume orders.placed", "consume orders.placed"),
     ],
 )
 def test_other_and_all_are_about_this_project_unless_another_one_is_named(shop, question, expected):
