@@ -3,6 +3,7 @@
 without a name ("and who consumes it?") is about the entity the conversation was on."""
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from django.utils import timezone
@@ -50,7 +51,7 @@ def _since(text: str, now: datetime) -> datetime | None:
     """The start of the period a question asks about, or None."""
     match = re.search(r"(?:last|past|previous)\s+(\d+)\s+(day|week|month|hour)s?", text)
     if match:
-        count, unit = int(match.group(1)), match.group(2)
+        count, unit = min(int(match.group(1)), 36500), match.group(2)  # 100 years at most
         days = {"day": 1, "week": 7, "month": 30, "hour": 1 / 24}[unit]
         return now - timedelta(days=count * days)
     if "this year" in text:
@@ -155,6 +156,9 @@ def _blanked(tokens: list[str], mentions: list[Mention]) -> str:
     return " ".join("x" if i in covered else token for i, token in enumerate(tokens))
 
 
+_POINTERS = {"it", "its", "that", "this", "them", "those", "they", "there", "he", "she"}
+
+
 def _refers_back(text: str) -> bool:
     """Whether a question without a name points back at one ("and who consumes it?"). "Are
     there any cycles?" and "this project" do not."""
@@ -176,10 +180,14 @@ OUT_OF_SCOPE = (
 def analyst_answer(context: AssistantContext, message: str, history: list[Turn]) -> Answer:
     """Answer one question about the project, from its graph and history."""
     work = MatchWork()  # one bound on the fuzzy matching of the question and its history
-    mentions = _named(find_mentions(context, message, work))
+    asked = mentions = _named(find_mentions(context, message, work))
     text = _blanked(words(message), mentions)
     if not mentions and _refers_back(text):
-        mentions = _recent_mentions(context, history, text, work)  # "and who consumes it?"
+        # "and who consumes it?": the names it points back at, standing where "it" stands
+        tokens = text.split()
+        at = next((i for i, t in enumerate(tokens) if t in _POINTERS), 0)
+        recent = _recent_mentions(context, history, text, work)
+        mentions = [replace(m, start=at, length=1) for m in recent]
     elif (
         mentions
         and _has(
@@ -192,9 +200,16 @@ def analyst_answer(context: AssistantContext, message: str, history: list[Turn])
         # "and what about Pricing?": the previous question, about this entity
         previous = next((t.content for t in reversed(history) if t.role == "user"), None)
         if previous:
-            text = _blanked(words(previous), _named(find_mentions(context, previous, work)))
+            before = _named(find_mentions(context, previous, work))
+            text = _blanked(words(previous), before)
+            # the new names stand where the previous question's stood: what is asked
+            # depends on where a name is in it ("what does X depend on?")
+            mentions = [
+                replace(m, start=before[i].start, length=before[i].length) if i < len(before) else m
+                for i, m in enumerate(mentions)
+            ]
     answer = _route(context, text, message.lower(), mentions)
-    return _with_rivals(answer, message, mentions)
+    return _with_rivals(answer, message, asked)
 
 
 def _with_rivals(answer: Answer, message: str, mentions: list[Mention]) -> Answer:
@@ -278,7 +293,7 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
     if node_mentions and _has(
         text,
         r"\bfail|\bdown\b|break|outage|impact|affect|blast|"
-        r"crash|depend\w* on|goes away|\bstop",
+        r"crash|depend\w* on|goes away|\bstop|\brel(y|ies|ying) on|\bneeds?\b|\bfeeds?\b",
     ):
         return tools.impact(context, node_mentions[0].entity_id)
     missing = _unnamed_end(text) if len(node_mentions) == 1 else None
@@ -343,25 +358,46 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
     return _cannot(context)
 
 
+_LEANS = re.compile(r"^(depend\w*|rel(y|ies|ied|ying)|needs?|needed|feeds?|feeding|fed)$")
+
+
 def _upstream(text: str, mention: Mention) -> bool:
-    """Whether a question asks what an entity depends on (upstream: "what does X depend
-    on?", "what feeds X?") rather than what depends on it ("what depends on X?")."""
-    if _has(text, r"\bupstream\b|\bfeeds?\b|\bfed\b|\brel(y|ies|ying) on\b|\bneeds?\b"):
+    """Whether a question asks what an entity depends on, upstream ("what does X depend
+    on / rely on / need?", "what feeds X?", "upstream of X") rather than what depends on
+    it ("what depends on / relies on / needs X?", "what does X feed?"): by where the name
+    stands from the verb."""
+    if _has(text, r"\bupstream\b"):
         return not _has(text, r"\bdownstream\b")
     tokens = text.split()
-    depends = next((i for i, t in enumerate(tokens) if t.startswith("depend")), None)
-    return depends is not None and mention.start < depends
+    verb = next((i for i, t in enumerate(tokens) if _LEANS.match(t)), None)
+    if verb is None:
+        return False
+    before = mention.start < verb
+    return not before if tokens[verb].startswith(("feed", "fed")) else before
+
+
+_NOT_A_NAME = QUESTION_WORDS | {
+    "next", "end", "up", "there", "here", "then", "they", "them", "their", "we", "you",
+    "do", "produce", "consume", "go", "goes", "where", "everything", "anything", "now",
+}  # fmt: skip
 
 
 def _unnamed_end(text: str) -> str | None:
-    """The words at one end of a path question that name nothing ("from Cart to Ledger"
-    where the project has no Ledger; names found are blanked to "x" in `text`)."""
+    """The words at one end of a path question that name nothing ("how does data get from
+    Cart to Ledger?" where the project has no Ledger; names found are blanked to "x" in
+    `text`). Only a question about a path, and an end that reads as a name."""
+    if not _has(
+        text, r"\bpath\b|\broute\b|\breach|\bhow\b.*\b(get|gets|go|goes|flow|flows|travel)\b"
+    ):
+        return None
     match = re.search(r"\b(from|between)\s+(.+?)\s+(to|and)\s+(.+)$", text)
     if not match:
         return None
     ends = [match.group(2).split(), match.group(4).split()]
     unnamed = [e for e in ends if "x" not in e]
     if len(unnamed) != 1:
+        return None
+    if all(w in _NOT_A_NAME for w in unnamed[0]):
         return None
     name = [w for w in unnamed[0] if w not in QUESTION_WORDS][:4]
     return " ".join(name) or None

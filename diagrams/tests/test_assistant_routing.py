@@ -233,3 +233,52 @@ def test_a_typo_as_close_to_several_names_says_which_others_it_could_mean():
     assert ask(context, "who consumes platform.audit.evnts?") == (
         "Auditor consumes platform.audit.events."
     )
+
+
+@pytest.mark.parametrize(
+    "question, upstream",
+    [
+        ("what relies on Checkout?", False),
+        ("who needs Checkout?", False),
+        ("what does Checkout feed?", False),
+        ("what feeds Checkout?", True),
+        ("what does Checkout rely on?", True),
+        ("what does Checkout need?", True),
+    ],
+)
+def test_which_way_relying_needing_and_feeding_go_is_read_from_where_the_name_stands(
+    shop, question, upstream
+):
+    reply = ask(shop, question)
+    if upstream:
+        assert reply.startswith("Checkout depends on 1 service upstream:")
+    else:
+        assert reply.startswith("If Checkout fails, 2 services downstream are affected")
+
+
+def test_a_follow_up_keeps_the_direction_of_the_question_it_follows(shop):
+    history = [
+        Turn("user", "what does Checkout depend on?"),
+        Turn("assistant", "Checkout depends on 1 service upstream: Cart."),
+    ]
+    assert ask(shop, "and what about Search?", history).startswith("Search depends on 3 services")
+    about = [Turn("user", "who owns Checkout?"), Turn("assistant", "Checkout has no owner.")]
+    assert ask(shop, "and what does it depend on?", about).startswith("Checkout depends on")
+    assert ask(shop, "what depends on it?", about).startswith("If Checkout fails")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "where does data from Cart go to next?",
+        "what happens to events from Cart and where do they end up?",
+        "who consumes data from Checkout and what do they produce?",
+    ],
+)
+def test_from_and_to_without_a_path_question_do_not_invent_a_missing_name(shop, question):
+    assert "I don't find" not in ask(shop, question)
+
+
+def test_an_enormous_period_is_a_century_not_an_error(shop):
+    for days in ("3000000", "99999999999"):
+        assert ask(shop, f"what changed in the last {days} days?").startswith("Nothing changed")
