@@ -52,7 +52,8 @@ def _next_url(request) -> str:
 
 def _too_many(request, template: str, form, retry_after: int) -> HttpResponse:
     form.add_error(None, f"Too many attempts. Try again in {seconds_text(retry_after)}.")
-    response = render(request, template, {"form": form, "next": _next_url(request)}, status=429)
+    context = {"form": form, "next": _next_url(request), "joining": _join_of_next(request)}
+    response = render(request, template, context, status=429)
     response["Retry-After"] = str(retry_after)
     return response
 
@@ -103,9 +104,8 @@ def login_view(request):
             form.add_error(None, NO_ORGANIZATION_YET)
         else:
             form.add_error(None, "That e-mail and password do not match an account.")
-    return render(
-        request, "accounts/login.html", {"form": form, "next": _next_url(request)}, status=400
-    )
+    context = {"form": form, "next": _next_url(request), "joining": _join_of_next(request)}
+    return render(request, "accounts/login.html", context, status=400)
 
 
 @require_http_methods(["GET", "POST"])

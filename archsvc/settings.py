@@ -270,8 +270,9 @@ ASSISTANT_MODEL = os.environ.get("ASSISTANT_MODEL", "gpt-4o-mini")
 ASSISTANT_API_KEY = os.environ.get("ASSISTANT_API_KEY", "")
 ASSISTANT_TIMEOUT_SECONDS = env_int("ASSISTANT_TIMEOUT_SECONDS", 20)
 # Each worker keeps what the assistant read of the projects it was last asked about (graph,
-# entities, history, name index: about 7 KB a service) for the next question on the same
-# state, up to this many services in all; a project over half of it is not kept.
+# entities, history, name index: about 7.5 KB a service, a history event a sixteenth of
+# that) for the next question on the same state, up to this many services' worth in all; a
+# project over half of it is not kept.
 # 0: rebuilt for every question. (selectors.assistant_context)
 ASSISTANT_KEPT_SERVICES = env_int("ASSISTANT_KEPT_SERVICES", 8000)
 

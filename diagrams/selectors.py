@@ -416,7 +416,9 @@ def _when_label(project: Project, at: datetime | None) -> str:
 
 
 def _services_known(context) -> int:
-    return max(1, len(context.entities["services"]))
+    """A kept context's size in services' worth of memory (about 7.5 KB each): its services,
+    and its history events, about a sixteenth of that each (up to 5,000 of them)."""
+    return 1 + len(context.entities["services"]) + len(context.history) // 16
 
 
 assistant_contexts = LocalRenders("ASSISTANT_KEPT_SERVICES", size=_services_known, largest=0.5)

@@ -7,7 +7,7 @@ membership of another."""
 import re
 import time
 from datetime import timedelta
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 import jwt
 import pytest
@@ -557,3 +557,19 @@ def test_django_admin_keeps_an_admin_who_has_joined(operator, factory, org):
     response = operator.post(f"/admin/accounts/membership/{pending.pk}/change/", {"role": "member"})
     assert response.status_code == 302
     assert Membership.objects.get(pk=pending.pk).role == "member"
+
+
+def test_a_wrong_password_keeps_the_join_notice_and_where_to_go(bcorp):
+    ada = signup("ada@acorp.example", "ACorp")
+    assert ada  # an account of its own, then added to BCorp
+    join = link_on(add_member(bcorp, "ada@acorp.example"), "join")
+    browser = Client()
+    refused = browser.post(
+        "/accounts/login/",
+        {"email": "ada@acorp.example", "password": "wrong-password", "next": join},
+    )
+    assert refused.status_code == 400
+    page = refused.content.decode()
+    assert "Log in as <strong>ada@acorp.example</strong> to join BCorp." in page
+    # the form posts to an address that keeps `next`, so a reload (a GET) keeps it too
+    assert f'action="/accounts/login/?next={quote(join, safe="/")}"' in page

@@ -292,3 +292,19 @@ def test_a_kept_context_is_asked_at_the_time_of_each_question():
     assert asked.now == later and kept.now != later
     assert asked.names is index and asked.graph is kept.graph
     assert asked.derived is kept.derived  # what tools worked out (the cycles) is shared too
+
+
+def test_a_kept_context_is_measured_by_its_history_too():
+    """A project of one service and 5,000 history events counted as one service: fifty of
+    them held about 112 MB where the setting promised a few."""
+    from datetime import UTC, datetime
+
+    from diagrams.assistant.context import HistoryEvent
+    from diagrams.assistant.evaluation import architecture_context
+    from diagrams.selectors import _services_known
+
+    context = architecture_context({"name": "One", "services": [{"name": "Solo"}]})
+    assert _services_known(context) == 2
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    context.history = [HistoryEvent(at, "updated", "solo", "Solo", "ada")] * 5000
+    assert _services_known(context) == 2 + 5000 // 16

@@ -306,3 +306,25 @@ def test_the_conversation_survives_a_reload_and_is_forgotten_at_log_out(open_pag
     page.get_by_role("button", name="Log out").click()
     expect(page.get_by_role("heading", name="Log in")).to_be_visible()
     assert page.evaluate("Object.keys(sessionStorage).filter(k => k.startsWith('archsvc:'))") == []
+
+
+def test_whoever_logs_in_next_in_the_tab_does_not_see_or_send_the_last_conversation(
+    open_page, shop, factory
+):
+    """A session that ended without the Log out button (it expired, the member was removed)
+    left the conversation for the next member in the tab, and sent it as their history."""
+    page = open_page()
+    ask(page, "who consumes orders.placed?", 1)
+    other = factory.member(shop["org"], email="bob@example.com")
+    page.context.clear_cookies()
+    page.context.add_cookies(
+        [{"name": "__session", "value": session_start(membership=other), "url": shop["url"]}]
+    )
+    page.reload()
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    expect(page.locator(".chat-user")).to_have_count(0)
+    keys = page.evaluate("Object.keys(sessionStorage).filter(k => k.startsWith('archsvc:chat'))")
+    assert keys == []  # the other member's conversation is gone from the tab too
+    sent = chat_posts(page)
+    ask(page, "who produces orders.placed?", 1)
+    assert json.loads(sent[0].post_data).get("history", []) == []

@@ -23,7 +23,17 @@
   var pending = false;
   // The conversation outlives a reload in this tab (sessionStorage: gone with the tab, and
   // at log-out, forms.js): the address keeps the graph's view, the panel keeps its talk.
-  var KEPT = "archsvc:chat:" + panel.getAttribute("data-url");
+  // Kept under who asked: whoever logs in next in this tab (a session that ended without
+  // the Log out button) neither sees it nor sends it as their history; theirs goes too.
+  var OWNER = panel.getAttribute("data-owner") || "";
+  var KEPT = "archsvc:chat:" + OWNER + ":" + panel.getAttribute("data-url");
+  try {
+    Object.keys(window.sessionStorage).forEach(function (key) {
+      if (key.indexOf("archsvc:chat:") === 0 && key.indexOf("archsvc:chat:" + OWNER + ":") !== 0) {
+        window.sessionStorage.removeItem(key);
+      }
+    });
+  } catch (unavailable) { /* nothing kept */ }
   var kept = [];
   function keep(turn) {
     kept.push(turn);

@@ -411,7 +411,6 @@
       });
       document.addEventListener("fullscreenchange", function () {
         var on = document.fullscreenElement === root;
-        full.setAttribute("aria-label", on ? "Leave full screen" : "Full screen");
         full.title = on ? "Leave full screen (Esc)" : "Full screen (Esc leaves it)";
         full.setAttribute("aria-pressed", on ? "true" : "false");
         if (on) self.stage.style.height = "";  // the stylesheet's: the whole screen

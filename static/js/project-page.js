@@ -199,7 +199,7 @@
     depth: asked.get("depth") || ""
   };
   if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/.test(view.at)) view.at = "";
-  if (!/^(service|messaging|category|owner|flow)--[a-z0-9][a-z0-9-]*$/.test(view.focus)) view.focus = "";
+  if (!/^(service|messaging|category|owner|flow)--[a-z0-9][a-z0-9_-]*$/.test(view.focus)) view.focus = "";
   if (!/^[0-5]$/.test(view.depth)) view.depth = "";
 
   viewerRoot.addEventListener("archsvc:shown", function (event) { follow(event.detail || {}); });
