@@ -5,8 +5,10 @@ stands out, time travel does not reflow its row, the embed zooms and opens reada
 phone, and a dead embed is a bare 404 panel."""
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from accounts.services import session_start
@@ -409,5 +411,65 @@ def test_a_focus_on_a_slug_with_an_underscore_survives_a_reload(browser, demo):
     settled(page)
     assert shown_ids(page) == {"service--order_service"}
     assert "focus=service--order_service" in page.url
+    assert errors == []
+    context.close()
+
+
+def test_the_tables_and_the_count_follow_the_moment_the_graph_shows(browser, demo):
+    # 30 days ago Legacy Mailer (deleted 14 days ago) was there, and Search Indexer was
+    # still called Search Worker (renamed 26 days ago)
+    then = (timezone.now() - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    context, page, errors = member_page(browser, demo, f"?at={then}")
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    services = page.locator('[data-rows="services"]')
+    topics = page.locator('[data-rows="topics"]')
+    heading = page.get_by_role("heading", name=re.compile("^Services"))
+    expect(heading).to_have_text(f"Services as of {then[:10]} {then[11:16]} UTC")
+    expect(page.get_by_role("heading", name=re.compile("^Topics"))).to_have_text(
+        f"Topics as of {then[:10]} {then[11:16]} UTC"
+    )
+    expect(page.locator("[data-service-count]")).to_have_text("21 services then")
+    mailer = services.locator("tr", has=page.get_by_role("button", name="Legacy Mailer"))
+    expect(mailer).to_have_count(1)
+    expect(mailer.get_by_role("link")).to_have_count(0)  # no editor: it is gone now
+    expect(mailer.locator(".tag")).to_have_text(["refunds.issued"])
+    expect(services.get_by_role("button", name="Search Worker")).to_have_count(1)
+    expect(services.get_by_role("button", name="Search Indexer")).to_have_count(0)
+    checkout = services.locator("tr", has=page.get_by_role("button", name="Checkout"))
+    expect(checkout.get_by_role("link", name="Edit Checkout")).to_have_attribute(
+        "href", f"/projects/{demo['project']}/services/checkout/edit/"
+    )
+    # the services changed since are marked, as the graph outlines them
+    for name in ("Legacy Mailer", "Search Worker", "Loyalty"):
+        row = services.locator("tr", has=page.get_by_role("button", name=name))
+        expect(row.locator(".changed-swatch")).to_be_visible()
+        expect(row.locator("td").first).to_contain_text("(changed since)")
+    expect(checkout.locator(".changed-swatch")).to_have_count(0)
+    refunds = topics.locator("tr", has=page.get_by_role("button", name="refunds.issued"))
+    expect(refunds.locator("td").nth(2)).to_contain_text("Legacy Mailer")
+    expect(page.locator("[data-now-note]")).to_be_hidden()
+
+    # a name in the past table focuses the graph on it, at that moment
+    services.get_by_role("button", name="Legacy Mailer").click()
+    expect(page.locator('.graph-stage g.node.focused[data-entity-id="service--legacy-mailer"]')).to_have_count(1)
+
+    # back to now: the page's own tables and count
+    page.locator("[data-now]").click()
+    expect(page.locator("[data-timeline-label]")).to_have_text("now")
+    expect(heading).to_have_text("Services")
+    expect(page.locator("[data-service-count]")).to_have_text("20 services")
+    expect(services.get_by_role("button", name="Legacy Mailer")).to_have_count(0)
+    expect(services.get_by_role("button", name="Search Indexer")).to_have_count(1)
+
+    # when the moment's entities cannot be read, the tables stay as now and say so
+    page.route("**/entities?*", lambda route: route.abort())
+    slider = page.locator("[data-timeline]")
+    slider.fill("1")
+    slider.dispatch_event("change")
+    note = page.locator("[data-now-note]")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("list the project as it is now")
+    expect(heading).to_have_text("Services")
+    expect(page.locator("[data-service-count]")).to_have_text("20 services")
     assert errors == []
     context.close()

@@ -1,7 +1,7 @@
 /* The project page's tools around the graph: focus on a category, owner or flow; travel
-   back in time (the graph is redrawn as it was, and the services changed since are
-   outlined); download the SVG and copy the Mermaid text of the graph as shown: the same
-   focus, depth and moment as the viewer. */
+   back in time (the graph is redrawn as it was, the services changed since are outlined,
+   and the tables list what the project held then); download the SVG and copy the Mermaid
+   text of the graph as shown: the same focus, depth and moment as the viewer. */
 (function () {
   "use strict";
   var tools = document.querySelector("[data-project-tools]");
@@ -19,11 +19,13 @@
     // the option says its kind too, "payments (flow)": a category and a flow may share a name
     focus(group.value, group.value ? group.selectedOptions[0].getAttribute("data-name") : "");
   });
-  document.querySelectorAll("[data-focus-id]").forEach(function (button) {
-    button.addEventListener("click", function () {
-      focus(button.getAttribute("data-focus-id"), button.textContent);
-      viewerRoot.scrollIntoView({ behavior: "smooth", block: "start" });
-    });
+  var lists = document.querySelector("[data-entity-lists]");
+  // the tables' names focus the graph on them (their rows are redrawn for a past moment)
+  lists.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-focus-id]");
+    if (!button) return;
+    focus(button.getAttribute("data-focus-id"), button.textContent);
+    viewerRoot.scrollIntoView({ behavior: "smooth", block: "start" });
   });
 
   var slider = tools.querySelector("[data-timeline]");
@@ -62,25 +64,30 @@
     label.title = text;
     if (slider) slider.setAttribute("aria-valuetext", text);
   }
-  function markChanges() {
-    var svg = viewerRoot.querySelector(".graph-stage svg");
-    if (!svg || !slider) return;
-    svg.querySelectorAll(".changed-since").forEach(function (n) { n.classList.remove("changed-since"); });
-    if (!shownAt) return;
+  // the slugs, as they were at `at`, of the services changed after it
+  function changedSince(at) {
+    var changed = {};
+    if (!at) return changed;
     // a service is drawn under the slug it had at the moment shown (its latest change by
     // then), which a later rename does not change
     var slugThen = {};
     timeline.forEach(function (event) {  // newest first
-      if (instant(event.at) <= instant(shownAt) && !(event.service in slugThen)) {
+      if (instant(event.at) <= instant(at) && !(event.service in slugThen)) {
         slugThen[event.service] = event.slug;
       }
     });
     timeline.forEach(function (event) {
-      if (instant(event.at) > instant(shownAt)) {
-        var slug = slugThen[event.service] || event.slug;
-        var node = svg.querySelector('g.node[data-entity-id="service--' + CSS.escape(slug) + '"]');
-        if (node) node.classList.add("changed-since");
-      }
+      if (instant(event.at) > instant(at)) changed[slugThen[event.service] || event.slug] = true;
+    });
+    return changed;
+  }
+  function markChanges() {
+    var svg = viewerRoot.querySelector(".graph-stage svg");
+    if (!svg || !slider) return;
+    svg.querySelectorAll(".changed-since").forEach(function (n) { n.classList.remove("changed-since"); });
+    Object.keys(changedSince(shownAt)).forEach(function (slug) {
+      var node = svg.querySelector('g.node[data-entity-id="service--' + CSS.escape(slug) + '"]');
+      if (node) node.classList.add("changed-since");
     });
   }
   if (slider) {
@@ -106,7 +113,7 @@
       setLabel(labelFor(index, shownAt));
     }
     if (changedLegend) changedLegend.hidden = !shownAt;
-    if (nowNote) nowNote.hidden = !shownAt;
+    showTables(shownAt);
     download.href = graphUrl("svg");
     if (group) {
       var other = group.querySelector("option[data-shown-focus]");
@@ -131,6 +138,121 @@
     }
     markChanges();
   }
+  // The tables and the service count say what the project held at the moment the graph
+  // shows: its entities then, read from the API (cached there like the renders). Now is
+  // what the page was served with.
+  var bodies = { services: lists.querySelector('[data-rows="services"]'), topics: lists.querySelector('[data-rows="topics"]') };
+  var countLabel = document.querySelector("[data-service-count]");
+  var atLabels = lists.querySelectorAll("[data-tables-at]");
+  var nowSlugs = {};
+  lists.getAttribute("data-now-slugs").split(" ").forEach(function (slug) { if (slug) nowSlugs[slug] = true; });
+  var nowRows = {
+    services: Array.prototype.slice.call(bodies.services.children),
+    topics: Array.prototype.slice.call(bodies.topics.children),
+    count: countLabel.textContent
+  };
+  var tablesAt = "";  // the moment the tables show, "" for now
+  var tablesAsked = 0;  // the newest reading asked for: an older one arriving late is dropped
+
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  function element(name, attributes, text) {
+    var node = document.createElement(name);
+    Object.keys(attributes || {}).forEach(function (key) { node.setAttribute(key, attributes[key]); });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function cell(children, empty) {
+    var td = element("td");
+    children.forEach(function (child) { td.append(child, " "); });
+    if (!children.length && empty) td.append(empty);
+    return td;
+  }
+  function tags(names) { return names.map(function (name) { return element("span", { "class": "tag", title: name }, name); }); }
+  function none() { return element("span", { "class": "warn" }, "none"); }
+  function nameButton(id, name) { return element("button", { type: "button", "class": "link", "data-focus-id": id }, name); }
+  function emptyRow(columns, text) {
+    var row = element("tr");
+    row.append(element("td", { colspan: String(columns), "class": "muted" }, text));
+    return row;
+  }
+  function rowsThen(entities, at) {
+    var services = entities.services, topics = entities.topics;
+    var changed = changedSince(at);
+    var name = function (table) { return function (id) { return table[id] ? table[id].name : id; }; };
+    var serviceRows = Object.keys(services).map(function (id) {
+      var service = services[id];
+      var row = element("tr");
+      var edit = element("td");
+      if (nowSlugs[service.slug]) {  // still in the project under that slug: its editor
+        edit.append(element("a", {
+          href: "/projects/" + project + "/services/" + encodeURIComponent(service.slug) + "/edit/",
+          "aria-label": "Edit " + service.name
+        }, "Edit"));
+      }
+      var named = [nameButton(id, service.name)];
+      if (changed[service.slug]) {  // as the graph outlines it
+        named.push(element("span", { "class": "changed-swatch", title: "changed since", "aria-hidden": "true" }),
+                   element("span", { "class": "visually-hidden" }, "(changed since)"));
+      }
+      row.append(
+        cell(named),
+        cell(tags(service.consumes.map(name(topics)))),
+        cell(tags(service.produces.map(name(topics)))),
+        element("td", {}, service.owner || "\u2014"),
+        edit
+      );
+      return row;
+    });
+    var topicRows = Object.keys(topics).map(function (id) {
+      var topic = topics[id];
+      var row = element("tr");
+      row.append(
+        cell([nameButton(id, topic.name)]),
+        cell(tags(topic.producers.map(name(services))), none()),
+        cell(tags(topic.consumers.map(name(services))), none())
+      );
+      return row;
+    });
+    return {
+      services: serviceRows.length ? serviceRows : [emptyRow(5, "No services at that moment.")],
+      topics: topicRows.length ? topicRows : [emptyRow(3, "No topics at that moment.")],
+      count: plural(serviceRows.length, "service") + " then"
+    };
+  }
+  function fillTables(rows, at) {
+    bodies.services.replaceChildren.apply(bodies.services, rows.services);
+    bodies.topics.replaceChildren.apply(bodies.topics, rows.topics);
+    countLabel.textContent = rows.count;
+    var when = at ? " as of " + at.slice(0, 16).replace("T", " ") + " UTC" : "";
+    atLabels.forEach(function (label) { label.textContent = when; });
+    tablesAt = at;
+  }
+  function showTables(at) {
+    if (at === tablesAt) return;
+    var asked = ++tablesAsked;
+    if (!at) {
+      fillTables(nowRows, "");
+      nowNote.hidden = true;
+      return;
+    }
+    fetch("/v1/projects/" + project + "/entities?at=" + encodeURIComponent(at), { credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok) throw new Error(response.status);
+        return response.json();
+      })
+      .then(function (entities) {
+        if (asked !== tablesAsked) return;
+        fillTables(rowsThen(entities, at), at);
+        nowNote.hidden = true;
+      })
+      .catch(function () {
+        if (asked !== tablesAsked) return;
+        fillTables(nowRows, "");
+        nowNote.textContent = "The graph shows an earlier moment; the tables below and the count above could not be read for it and list the project as it is now.";
+        nowNote.hidden = false;
+      });
+  }
+
   // the API's rendering of what the viewer shows: the graph endpoints take the same query
   function graphUrl(kind) {
     var params = new URLSearchParams();
