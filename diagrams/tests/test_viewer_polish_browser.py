@@ -473,3 +473,33 @@ def test_the_tables_and_the_count_follow_the_moment_the_graph_shows(browser, dem
     expect(page.locator("[data-service-count]")).to_have_text("20 services")
     assert errors == []
     context.close()
+
+
+def test_a_long_focus_name_keeps_the_graph_controls_on_one_row(browser, demo):
+    context, page, errors = project_page(browser, demo)
+    long_name = "domain-042.customer-account.shipped.v3"
+    page.evaluate(
+        """name => document.dispatchEvent(new CustomEvent("archsvc:focus",
+            {detail: {id: "messaging--shipments-dispatched", name: name}}))""",
+        long_name,
+    )
+    name = page.locator("[data-focus-name]")
+    expect(name).to_have_text(long_name)
+    expect(name).to_have_attribute("title", long_name)  # whole, however it is cut
+    settled(page)
+    middles = [
+        (lambda box: box["y"] + box["height"] / 2)(page.locator(selector).bounding_box())
+        for selector in (".focus-label", "[data-depth-select]", "[data-at]", "[data-now]")
+    ]
+    assert max(middles) - min(middles) < 12  # Now used to fall onto a second row at 1280
+    # the zoom buttons and Full screen sit in the graph's frame, not on the toolbar
+    frame = page.locator(".graph-frame").bounding_box()
+    for button in ("Zoom in", "Zoom out", "Fit"):
+        box = page.get_by_role("button", name=button).bounding_box()
+        assert frame["y"] < box["y"] and box["y"] + box["height"] < frame["y"] + frame["height"]
+    # on a phone the focus takes a row of its own and nothing leaves the screen
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert name.bounding_box()["width"] > 120
+    assert errors == []
+    context.close()

@@ -319,7 +319,10 @@
     var kind = root.querySelector("[data-focus-kind]");
     var clear = root.querySelector("[data-clear-focus]");
     var kindName = shown.focus ? this.kindOf(shown.focus) : "";
-    if (name) name.textContent = shown.focus ? this.nameOf(shown.focus, shown.focusName) : "whole project";
+    if (name) {  // a long name ends in an ellipsis: the whole of it is its title
+      name.textContent = shown.focus ? this.nameOf(shown.focus, shown.focusName) : "whole project";
+      name.title = name.textContent;
+    }
     if (kind) { kind.textContent = kindName; kind.hidden = !kindName; }
     if (clear) clear.hidden = !shown.focus;
     // depth only applies around a focus: without one it is off, and says why
