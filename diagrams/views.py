@@ -241,7 +241,7 @@ def project_page(request, project_id: str):
         svg, graph_wait = "", spent.retry_after
     charge_renders_to(None)  # the tables' entities are the page's own reading, not a drawing
     entities = project_entities_cached(project=project)
-    events, _ = history_page(project=project, page=0, size=100)
+    events, total_events = history_page(project=project, page=0, size=100)
     timeline = [
         {
             "at": iso(e.valid_from),
@@ -270,6 +270,9 @@ def project_page(request, project_id: str):
             "depths": range(6),
             "filtered_ids": "",
             "timeline": timeline,
+            # the slider's events are the whole history: the tables' past rows can tell
+            # every service's fate from them (project-page.js)
+            "timeline_complete": total_events <= len(timeline),
             "service_rows": [
                 {
                     "id": sid,

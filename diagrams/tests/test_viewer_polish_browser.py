@@ -56,7 +56,11 @@ def shown_ids(page) -> set[str]:
 
 
 def settled(page) -> None:
-    expect(page.locator("[data-status]")).to_have_text("")
+    """The graph asked for is drawn: nothing loading, no error (a focus on what the moment
+    shown does not hold draws an empty graph and says so)."""
+    expect(page.locator("[data-status]")).to_have_text(
+        re.compile(r"^$|is not in the project at this moment")
+    )
 
 
 def share_token(demo) -> str:
@@ -235,6 +239,14 @@ def test_the_embed_on_a_phone_opens_readable_and_has_zoom_buttons(browser, demo)
         " return b.left >= 0 && b.right <= innerWidth + 1; }).length"
     )
     assert fitted == page.locator(".graph-stage g.node").count()  # Fit shows them all
+    # the way out to the full view is not under the zoom buttons
+    link = page.get_by_role("link", name=re.compile("Open full view"))
+    box = link.bounding_box()
+    hit = page.evaluate(
+        "([x, y]) => !!document.elementFromPoint(x, y).closest('a.open-full')",
+        [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+    )
+    assert hit
     assert errors == []
     context.close()
 
@@ -453,24 +465,103 @@ def test_the_tables_and_the_count_follow_the_moment_the_graph_shows(browser, dem
     services.get_by_role("button", name="Legacy Mailer").click()
     expect(page.locator('.graph-stage g.node.focused[data-entity-id="service--legacy-mailer"]')).to_have_count(1)
 
-    # back to now: the page's own tables and count
+    # back to now: the tables and count as the project is now; the focus on a service
+    # deleted since says why the graph is empty
     page.locator("[data-now]").click()
     expect(page.locator("[data-timeline-label]")).to_have_text("now")
+    expect(page.locator("[data-status]")).to_have_text(
+        "Legacy Mailer is not in the project at this moment: show all to see what is."
+    )
     expect(heading).to_have_text("Services")
     expect(page.locator("[data-service-count]")).to_have_text("20 services")
     expect(services.get_by_role("button", name="Legacy Mailer")).to_have_count(0)
     expect(services.get_by_role("button", name="Search Indexer")).to_have_count(1)
+    page.locator("[data-clear-focus]").click()
+    expect(page.locator("[data-status]")).to_have_text("")
+    expect(page.locator("[data-entity-lists]")).not_to_have_attribute("aria-busy", "true")
 
-    # when the moment's entities cannot be read, the tables stay as now and say so
+    # when the moment's entities cannot be read, the tables stay as they were and say so
     page.route("**/entities?*", lambda route: route.abort())
     slider = page.locator("[data-timeline]")
     slider.fill("1")
     slider.dispatch_event("change")
     note = page.locator("[data-now-note]")
     expect(note).to_be_visible()
-    expect(note).to_contain_text("list the project as it is now")
+    expect(note).to_contain_text("could not be read for it")
     expect(heading).to_have_text("Services")
     expect(page.locator("[data-service-count]")).to_have_text("20 services")
+    expect(services.get_by_role("button", name="Legacy Mailer")).to_have_count(0)
+    # and back at now the note goes
+    page.locator("[data-now]").click()
+    expect(page.locator("[data-timeline-label]")).to_have_text("now")
+    expect(note).to_be_hidden()
+    assert errors == []
+    context.close()
+
+
+SLOW_ENTITIES = """
+const plain = window.fetch;
+window.fetch = (url, options) => String(url).includes("/entities")
+  ? new Promise(resolve => setTimeout(resolve, 1500)).then(() => plain(url, options))
+  : plain(url, options);
+"""
+
+
+def test_the_tables_follow_the_last_moment_asked_not_the_last_answer(browser, demo):
+    context, page, errors = member_page(browser, demo)
+    page.evaluate(SLOW_ENTITIES)
+    settled(page)
+    heading = page.get_by_role("heading", name=re.compile("^Services"))
+    count = page.locator("[data-service-count]")
+    slider = page.locator("[data-timeline]")
+    label = page.locator("[data-timeline-label]")
+    # a past moment, then Now before its reading arrives: the tables stay at now
+    slider.fill("3")
+    slider.dispatch_event("change")
+    expect(label).not_to_have_text("now")
+    expect(page.locator("[data-entity-lists]")).to_have_attribute("aria-busy", "true")
+    page.locator("[data-now]").click()
+    expect(label).to_have_text("now")
+    page.wait_for_timeout(3500)  # both readings have arrived by now
+    expect(heading).to_have_text("Services")
+    expect(count).to_have_text("20 services")
+    # moment A shown, B asked, A again before B arrives: the tables show A
+    slider.fill("5")
+    slider.dispatch_event("change")
+    expect(count).to_have_text(re.compile("then$"), timeout=10_000)
+    shown_a = heading.text_content()
+    count_a = count.text_content()
+    slider.fill("26")
+    slider.dispatch_event("change")
+    page.wait_for_timeout(300)
+    slider.fill("5")
+    slider.dispatch_event("change")
+    page.wait_for_timeout(3500)
+    expect(heading).to_have_text(shown_a)
+    expect(count).to_have_text(count_a)
+    assert errors == []
+    context.close()
+
+
+def test_a_past_row_edits_the_same_service_under_its_name_now(browser, demo):
+    # Search Worker was renamed Search Indexer 26 days ago; a new service now takes the
+    # old name (and slug)
+    made = post(
+        demo["client"],
+        f"/v1/projects/{demo['project']}/services",
+        {"name": "Search Worker", "consumes": [{"name": "catalog.updated"}]},
+    )
+    assert made.status_code == 200, made.content
+    then = (timezone.now() - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    context, page, errors = member_page(browser, demo, f"?at={then}")
+    services = page.locator('[data-rows="services"]')
+    old = services.locator("tr", has=page.get_by_role("button", name="Search Worker"))
+    expect(old).to_have_count(1)
+    expect(old.get_by_role("link", name="Edit Search Worker")).to_have_attribute(
+        "href", f"/projects/{demo['project']}/services/search-indexer/edit/"
+    )
+    mailer = services.locator("tr", has=page.get_by_role("button", name="Legacy Mailer"))
+    expect(mailer.get_by_role("link")).to_have_count(0)  # deleted since: nothing to edit
     assert errors == []
     context.close()
 
@@ -497,6 +588,15 @@ def test_a_long_focus_name_keeps_the_graph_controls_on_one_row(browser, demo):
     for button in ("Zoom in", "Zoom out", "Fit"):
         box = page.get_by_role("button", name=button).bounding_box()
         assert frame["y"] < box["y"] and box["y"] + box["height"] < frame["y"] + frame["height"]
+    # nothing covers the graph's own controls
+    for control in ("Zoom in", "Zoom out", "Fit", "Full screen"):
+        box = page.get_by_role("button", name=control).bounding_box()
+        hit = page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y).closest('button')?.getAttribute('aria-label') "
+            "|| document.elementFromPoint(x, y).closest('button')?.textContent",
+            [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+        )
+        assert hit == control
     # on a phone the focus takes a row of its own and nothing leaves the screen
     page.set_viewport_size({"width": 390, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth") <= 390

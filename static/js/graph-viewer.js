@@ -383,6 +383,11 @@
         self.status.textContent = "";
         self.shown = wanted;
         self.attach(keep);
+        if (wanted.focus && !self.stage.querySelector("g.node")) {
+          // a focus on what the moment shown does not hold (a service deleted since, say)
+          self.status.textContent = self.nameOf(wanted.focus, wanted.focusName) +
+            " is not in the project at this moment: show all to see what is.";
+        }
       })
       .catch(function (error) {
         if (request !== self.requests) return;

@@ -139,19 +139,20 @@
     markChanges();
   }
   // The tables and the service count say what the project held at the moment the graph
-  // shows: its entities then, read from the API (cached there like the renders). Now is
-  // what the page was served with.
+  // shows: its entities then, read from the API (cached there like the renders). Back at
+  // now they are read again (a colleague may have changed the project since the page came).
   var bodies = { services: lists.querySelector('[data-rows="services"]'), topics: lists.querySelector('[data-rows="topics"]') };
   var countLabel = document.querySelector("[data-service-count]");
   var atLabels = lists.querySelectorAll("[data-tables-at]");
+  var timelineComplete = lists.hasAttribute("data-timeline-complete");
   var nowSlugs = {};
   lists.getAttribute("data-now-slugs").split(" ").forEach(function (slug) { if (slug) nowSlugs[slug] = true; });
-  var nowRows = {
+  var pageRows = {  // what the page was served with
     services: Array.prototype.slice.call(bodies.services.children),
     topics: Array.prototype.slice.call(bodies.topics.children),
     count: countLabel.textContent
   };
-  var tablesAt = "";  // the moment the tables show, "" for now
+  var tablesWanted = "";  // the moment last asked of the tables, "" for now
   var tablesAsked = 0;  // the newest reading asked for: an older one arriving late is dropped
 
   function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
@@ -175,17 +176,39 @@
     row.append(element("td", { colspan: String(columns), "class": "muted" }, text));
     return row;
   }
-  function rowsThen(entities, at) {
+  // The editor of a service listed at `at` is under the slug it has now, and there is none
+  // once it is deleted. The timeline (the newest events, each with its service's id) says
+  // which service held a slug then and what became of it; for a moment older than the
+  // timeline reaches, a slug no event in it touched is taken to be the same service's.
+  function editorSlugs(at) {
+    if (!at) return function (slug) { return slug; };
+    var latest = {}, then = {}, touched = {}, holder = {};
+    timeline.forEach(function (event) {  // newest first
+      if (!(event.service in latest)) latest[event.service] = event;
+      if (instant(event.at) <= instant(at) && !(event.service in then)) {
+        then[event.service] = event.action === "deleted" ? null : event.slug;
+      }
+      touched[event.slug] = true;
+    });
+    Object.keys(then).forEach(function (service) { if (then[service]) holder[then[service]] = service; });
+    return function (slug) {
+      var service = holder[slug];
+      if (service) return latest[service].action === "deleted" ? "" : latest[service].slug;
+      return !timelineComplete && nowSlugs[slug] && !touched[slug] ? slug : "";
+    };
+  }
+  function rowsAt(entities, at) {
     var services = entities.services, topics = entities.topics;
-    var changed = changedSince(at);
+    var changed = changedSince(at), editor = editorSlugs(at);
     var name = function (table) { return function (id) { return table[id] ? table[id].name : id; }; };
     var serviceRows = Object.keys(services).map(function (id) {
       var service = services[id];
       var row = element("tr");
       var edit = element("td");
-      if (nowSlugs[service.slug]) {  // still in the project under that slug: its editor
+      var slugNow = editor(service.slug);
+      if (slugNow) {
         edit.append(element("a", {
-          href: "/projects/" + project + "/services/" + encodeURIComponent(service.slug) + "/edit/",
+          href: "/projects/" + project + "/services/" + encodeURIComponent(slugNow) + "/edit/",
           "aria-label": "Edit " + service.name
         }, "Edit"));
       }
@@ -213,10 +236,11 @@
       );
       return row;
     });
+    var moment = at ? "at that moment" : "yet";
     return {
-      services: serviceRows.length ? serviceRows : [emptyRow(5, "No services at that moment.")],
-      topics: topicRows.length ? topicRows : [emptyRow(3, "No topics at that moment.")],
-      count: plural(serviceRows.length, "service") + " then"
+      services: serviceRows.length ? serviceRows : [emptyRow(5, "No services " + moment + ".")],
+      topics: topicRows.length ? topicRows : [emptyRow(3, "No topics " + moment + ".")],
+      count: plural(serviceRows.length, "service") + (at ? " then" : "")
     };
   }
   function fillTables(rows, at) {
@@ -225,30 +249,30 @@
     countLabel.textContent = rows.count;
     var when = at ? " as of " + at.slice(0, 16).replace("T", " ") + " UTC" : "";
     atLabels.forEach(function (label) { label.textContent = when; });
-    tablesAt = at;
   }
   function showTables(at) {
-    if (at === tablesAt) return;
-    var asked = ++tablesAsked;
-    if (!at) {
-      fillTables(nowRows, "");
-      nowNote.hidden = true;
-      return;
-    }
-    fetch("/v1/projects/" + project + "/entities?at=" + encodeURIComponent(at), { credentials: "same-origin" })
+    if (at === tablesWanted) return;
+    tablesWanted = at;
+    var asked = ++tablesAsked;  // a reading still on its way is now out of date
+    nowNote.hidden = true;
+    if (!at) fillTables(pageRows, "");  // at once; then as the project is now
+    lists.setAttribute("aria-busy", "true");
+    fetch("/v1/projects/" + project + "/entities" + (at ? "?at=" + encodeURIComponent(at) : ""), { credentials: "same-origin" })
       .then(function (response) {
         if (!response.ok) throw new Error(response.status);
         return response.json();
       })
       .then(function (entities) {
         if (asked !== tablesAsked) return;
-        fillTables(rowsThen(entities, at), at);
-        nowNote.hidden = true;
+        fillTables(rowsAt(entities, at), at);
+        lists.removeAttribute("aria-busy");
       })
       .catch(function () {
         if (asked !== tablesAsked) return;
-        fillTables(nowRows, "");
-        nowNote.textContent = "The graph shows an earlier moment; the tables below and the count above could not be read for it and list the project as it is now.";
+        lists.removeAttribute("aria-busy");
+        if (!at) return;  // the page's own rows stay
+        fillTables(pageRows, "");
+        nowNote.textContent = "The graph shows an earlier moment; the tables below and the count above could not be read for it and list the project as it was when the page opened.";
         nowNote.hidden = false;
       });
   }
