@@ -604,3 +604,32 @@ def test_a_long_focus_name_keeps_the_graph_controls_on_one_row(browser, demo):
     assert name.bounding_box()["width"] > 120
     assert errors == []
     context.close()
+
+
+def test_the_show_menu_lists_the_groups_of_the_moment_shown(browser, demo):
+    made = post(
+        demo["client"],
+        f"/v1/projects/{demo['project']}/services",
+        {"name": "Gift Cards", "category": "giftcards", "flows": ["gifting"]},
+    )
+    assert made.status_code == 200, made.content
+    then = (timezone.now() - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    context, page, errors = member_page(browser, demo, f"?at={then}")
+    expect(page.locator("[data-service-count]")).to_have_text("21 services then")
+    menu = page.locator("[data-group-filter]")
+    expect(menu.locator('option[value="category--giftcards"]')).to_have_count(0)
+    expect(menu.locator('option[value="flow--gifting"]')).to_have_count(0)
+    expect(menu.locator('option[value="category--fulfilment"]')).to_have_text(
+        "fulfilment (category)"
+    )
+    # a group of that moment still focuses the graph
+    menu.select_option("category--fulfilment")
+    expect(page.locator("[data-focus-name]")).to_have_text("fulfilment")
+    settled(page)
+    # back to now: the groups of now, the focus kept and named
+    page.locator("[data-now]").click()
+    expect(page.locator("[data-service-count]")).to_have_text("21 services")
+    expect(menu.locator('option[value="category--giftcards"]')).to_have_text("giftcards (category)")
+    expect(menu).to_have_value("category--fulfilment")
+    assert errors == []
+    context.close()

@@ -115,6 +115,13 @@
     if (changedLegend) changedLegend.hidden = !shownAt;
     showTables(shownAt);
     download.href = graphUrl("svg");
+    shownState = state;
+    showGroup(state);
+    markChanges();
+  }
+  var shownState = { focus: "", at: "" };
+  // the Show menu says what the graph is focused on, even a focus it does not list
+  function showGroup(state) {
     if (group) {
       var other = group.querySelector("option[data-shown-focus]");
       var known = state.focus && Array.prototype.some.call(group.options, function (option) {
@@ -136,7 +143,28 @@
       }
       group.value = state.focus || "";
     }
-    markChanges();
+  }
+  // the Show menu lists the categories, owners and flows of the moment shown
+  var pageGroups = group ? Array.prototype.slice.call(group.querySelectorAll("optgroup")) : [];
+  function fillGroups(entities) {
+    if (!group) return;
+    group.querySelectorAll("optgroup").forEach(function (old) { old.remove(); });
+    if (!entities) {  // as the page was served
+      pageGroups.forEach(function (optgroup) { group.append(optgroup); });
+      showGroup(shownState);
+      return;
+    }
+    [["Category", entities.categories], ["Owner", entities.owners], ["Flow", entities.flows]].forEach(function (kind) {
+      var ids = Object.keys(kind[1] || {});
+      if (!ids.length) return;
+      var optgroup = element("optgroup", { label: kind[0] });
+      ids.forEach(function (id) {
+        var name = kind[1][id].name;
+        optgroup.append(element("option", { value: id, "data-name": name }, name + " (" + kind[0].toLowerCase() + ")"));
+      });
+      group.append(optgroup);
+    });
+    showGroup(shownState);
   }
   // The tables and the service count say what the project held at the moment the graph
   // shows: its entities then, read from the API (cached there like the renders). Back at
@@ -255,7 +283,7 @@
     tablesWanted = at;
     var asked = ++tablesAsked;  // a reading still on its way is now out of date
     nowNote.hidden = true;
-    if (!at) fillTables(pageRows, "");  // at once; then as the project is now
+    if (!at) { fillTables(pageRows, ""); fillGroups(null); }  // at once; then as the project is now
     lists.setAttribute("aria-busy", "true");
     fetch("/v1/projects/" + project + "/entities" + (at ? "?at=" + encodeURIComponent(at) : ""), { credentials: "same-origin" })
       .then(function (response) {
@@ -265,6 +293,7 @@
       .then(function (entities) {
         if (asked !== tablesAsked) return;
         fillTables(rowsAt(entities, at), at);
+        fillGroups(entities);
         lists.removeAttribute("aria-busy");
       })
       .catch(function () {
@@ -272,6 +301,7 @@
         lists.removeAttribute("aria-busy");
         if (!at) return;  // the page's own rows stay
         fillTables(pageRows, "");
+        fillGroups(null);
         nowNote.textContent = "The graph shows an earlier moment; the tables below and the count above could not be read for it and list the project as it was when the page opened.";
         nowNote.hidden = false;
       });
