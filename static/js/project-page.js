@@ -148,10 +148,11 @@
   var pageGroups = group ? Array.prototype.slice.call(group.querySelectorAll("optgroup")) : [];
   function fillGroups(entities) {
     if (!group) return;
+    var chosen = group.value;  // perhaps a choice whose graph is still on its way
     group.querySelectorAll("optgroup").forEach(function (old) { old.remove(); });
     if (!entities) {  // as the page was served
       pageGroups.forEach(function (optgroup) { group.append(optgroup); });
-      showGroup(shownState);
+      keepChoice(chosen);
       return;
     }
     [["Category", entities.categories], ["Owner", entities.owners], ["Flow", entities.flows]].forEach(function (kind) {
@@ -164,7 +165,12 @@
       });
       group.append(optgroup);
     });
+    keepChoice(chosen);
+  }
+  function keepChoice(chosen) {
     showGroup(shownState);
+    var listed = Array.prototype.some.call(group.options, function (option) { return option.value === chosen; });
+    if (listed) group.value = chosen;
   }
   // The tables and the service count say what the project held at the moment the graph
   // shows: its entities then, read from the API (cached there like the renders). Back at
