@@ -32,7 +32,7 @@
   var label = tools.querySelector("[data-timeline-label]");
   var count = timeline.length;
   var shownAt = "";  // the instant the graph shows, "" for now
-  var shown = { focus: "", depth: "", at: "" };  // what the viewer shows, for the exports
+  var shown = { focus: "", name: "", depth: "", at: "" };  // what the viewer shows
   var changedLegend = document.querySelector("[data-changed-legend]");
   var nowNote = document.querySelector("[data-now-note]");
 
@@ -106,7 +106,7 @@
   function follow(state) {
     shownAt = state.at || "";
     remember(state);
-    shown = { focus: state.focus || "", depth: state.depth || "", at: shownAt };
+    shown = { focus: state.focus || "", name: state.name || "", depth: state.depth || "", at: shownAt };
     if (slider) {
       var index = positionOf(shownAt);
       slider.value = String(index);
@@ -115,11 +115,9 @@
     if (changedLegend) changedLegend.hidden = !shownAt;
     showTables(shownAt);
     download.href = graphUrl("svg");
-    shownState = state;
-    showGroup(state);
+    showGroup(shown);
     markChanges();
   }
-  var shownState = { focus: "", at: "" };
   // the Show menu says what the graph is focused on, even a focus it does not list
   function showGroup(state) {
     if (group) {
@@ -168,7 +166,7 @@
     keepChoice(chosen);
   }
   function keepChoice(chosen) {
-    showGroup(shownState);
+    showGroup(shown);
     var listed = Array.prototype.some.call(group.options, function (option) { return option.value === chosen; });
     if (listed) group.value = chosen;
   }
