@@ -249,6 +249,7 @@ def project_page(request, project_id: str):
             "slug": e.slug,
             "name": e.name,
             "action": e.action,
+            "snapshot": str(e.pk),
         }
         for e in events
     ]
@@ -271,7 +272,8 @@ def project_page(request, project_id: str):
             "filtered_ids": "",
             "timeline": timeline,
             # the slider's events are the whole history: the tables' past rows can tell
-            # every service's fate from them (project-page.js)
+            # every service's fate from them; when they are not, project-page.js reads older
+            # pages of it as a moment before them is shown
             "timeline_complete": total_events <= len(timeline),
             "service_rows": [
                 {

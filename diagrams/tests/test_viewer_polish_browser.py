@@ -633,3 +633,85 @@ def test_the_show_menu_lists_the_groups_of_the_moment_shown(browser, demo):
     expect(menu).to_have_value("category--fulfilment")
     assert errors == []
     context.close()
+
+
+def test_a_moment_older_than_the_newest_100_changes_is_marked_as_one_inside_them(browser, demo):
+    # 120 changes to Checkout today push what happened 14 to 26 days ago (Legacy Mailer
+    # deleted, Search Worker renamed Search Indexer, Loyalty changed) out of the newest 100
+    # changes the page comes with
+    for n in range(120):
+        changed = put(
+            demo["client"],
+            f"/v1/projects/{demo['project']}/services/checkout",
+            {"description": f"Takes the order (revision {n})"},
+        )
+        assert changed.status_code == 200, changed.content
+    total = demo["client"].get(f"/v1/projects/{demo['project']}/history").json()["total"]
+    assert total > 120  # the demo's own changes and these
+    then = (timezone.now() - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    context, page, errors = member_page(browser, demo, f"?at={then}")
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    services = page.locator('[data-rows="services"]')
+    expect(page.locator("[data-service-count]")).to_have_text("21 services then")
+    for name in ("Legacy Mailer", "Search Worker", "Loyalty", "Checkout"):
+        row = services.locator("tr", has=page.get_by_role("button", name=name))
+        expect(row.locator(".changed-swatch")).to_be_visible()
+    payments = services.locator("tr", has=page.get_by_role("button", name="Payments"))
+    expect(payments.locator(".changed-swatch")).to_have_count(0)
+    # the graph outlines the same services, under the slugs they had then
+    for slug in ("legacy-mailer", "search-worker", "loyalty", "checkout"):
+        node = page.locator(f'.graph-stage g.node[data-entity-id="service--{slug}"]')
+        expect(node).to_have_class(re.compile(r"\bchanged-since\b"))
+    legend = page.locator("[data-changed-legend]")
+    expect(legend).to_be_visible()
+    expect(legend).to_have_text("outlined: changed since")
+    # the row of a service renamed since edits it under its name now
+    worker = services.locator("tr", has=page.get_by_role("button", name="Search Worker"))
+    expect(worker.get_by_role("link", name="Edit Search Worker")).to_have_attribute(
+        "href", f"/projects/{demo['project']}/services/search-indexer/edit/"
+    )
+    # the slider reaches back over what was read, and stands at the moment shown
+    slider = page.locator("[data-timeline]")
+    assert int(slider.get_attribute("max")) > 100
+    history = []
+    for number in range(3):
+        history += (
+            demo["client"]
+            .get(f"/v1/projects/{demo['project']}/history?size=100&page={number}")
+            .json()["data"]
+        )
+    last_then = next(e for e in history if e["at"] <= then)  # the state shown is the one it left
+    label = page.locator("[data-timeline-label]")
+    expect(label).to_have_text(
+        f"{last_then['at'][:10]} {last_then['at'][11:16]} · "
+        f"{last_then['serviceName']} {last_then['action']}"
+    )
+    assert 0 < int(slider.input_value()) < int(slider.get_attribute("max"))
+    assert errors == []
+    context.close()
+
+    # from now, the slider's left end reads what came before it
+    context, page, errors = member_page(browser, demo)
+    settled(page)
+    slider = page.locator("[data-timeline]")
+    expect(slider).to_have_attribute("max", "100")
+    slider.fill("0")
+    slider.dispatch_event("change")
+    expect(slider).to_have_attribute("max", str(total))
+    expect(slider).to_have_value(str(total - 100))  # the same moment, further right
+    assert errors == []
+    context.close()
+
+    # a history that cannot be read leaves the marks of what is known, and says so
+    context, page, errors = member_page(browser, demo)
+    page.route("**/history?*", lambda route: route.abort())
+    settled(page)
+    page.goto(f"{demo['url']}/projects/{demo['project']}/?at={then}")
+    expect(page.locator("[data-service-count]")).to_have_text("21 services then")
+    legend = page.locator("[data-changed-legend]")
+    expect(legend).to_have_text("outlined: changed since (of the newest 100 changes)")
+    checkout = page.locator('[data-rows="services"] tr').filter(
+        has=page.get_by_role("button", name="Checkout")
+    )
+    expect(checkout.locator(".changed-swatch")).to_be_visible()
+    context.close()

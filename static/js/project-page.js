@@ -117,6 +117,17 @@
     download.href = graphUrl("svg");
     showGroup(shown);
     markChanges();
+    legendFor(shownAt);
+    var at = shownAt;
+    if (!covers(at)) {
+      reach(at).then(function () {
+        if (shownAt !== at) return;
+        markChanges();
+        legendFor(at);
+      });
+    } else if (at && slider && positionOf(at) === 0) {
+      readOlder().catch(function () {});  // at the slider's left end: room for further back
+    }
   }
   // the Show menu says what the graph is focused on, even a focus it does not list
   function showGroup(state) {
@@ -184,6 +195,69 @@
     topics: Array.prototype.slice.call(bodies.topics.children),
     count: countLabel.textContent
   };
+  // The page comes with the newest 100 changes. A moment older than they reach reads older
+  // pages of the history (100 changes each, at most HISTORY_PAGES in all) until every change
+  // made since it is known, and the slug each service renamed since had at it: what is
+  // outlined, marked in the tables and edited from them then holds for any moment. The
+  // slider grows to the left with what is read, and its left end reads the next page.
+  var HISTORY_SIZE = 100, HISTORY_PAGES = 50;
+  var historyRead = 1;  // pages of the history the timeline holds
+  var historyReading = null;  // the page on its way
+  var seen = {};
+  timeline.forEach(function (event) { seen[event.snapshot] = true; });
+  var changedText = document.querySelector("[data-changed-text]");
+  function covers(at) {
+    if (!at || timelineComplete) return true;
+    var oldest = timeline[timeline.length - 1];
+    if (!oldest || instant(oldest.at) >= instant(at)) return false;
+    var before = {}, renamed = {};
+    timeline.forEach(function (event) {
+      if (instant(event.at) <= instant(at)) before[event.service] = true;
+      else if (event.action === "renamed") renamed[event.service] = true;
+      else if (event.action === "created") before[event.service] = true;  // not there then
+    });
+    return Object.keys(renamed).every(function (service) { return before[service]; });
+  }
+  function readOlder() {
+    if (timelineComplete || historyRead >= HISTORY_PAGES) return Promise.resolve(false);
+    if (!historyReading) {
+      historyReading = fetch("/v1/projects/" + project + "/history?size=" + HISTORY_SIZE + "&page=" + historyRead, { credentials: "same-origin" })
+        .then(function (response) {
+          if (!response.ok) throw new Error(response.status);
+          return response.json();
+        })
+        .then(function (body) {
+          historyRead += 1;
+          body.data.forEach(function (event) {
+            // a change made since the page came moves every page down by one: seen already
+            if (seen[event.snapshotId]) return;
+            seen[event.snapshotId] = true;
+            timeline.push({ at: event.at, service: event.serviceId, slug: event.serviceSlug, name: event.serviceName, action: event.action, snapshot: event.snapshotId });
+          });
+          if (body.last || !body.data.length) timelineComplete = true;
+          count = timeline.length;
+          if (slider) {
+            slider.max = String(count);
+            var index = positionOf(shownAt);
+            slider.value = String(index);
+            setLabel(labelFor(index, shownAt));
+          }
+          return true;
+        })
+        .finally(function () { historyReading = null; });
+    }
+    return historyReading;
+  }
+  // resolves once the timeline says all it can of `at` (a page that cannot be read ends it)
+  function reach(at) {
+    if (covers(at)) return Promise.resolve();
+    return readOlder().then(function (more) { return more ? reach(at) : undefined; }, function () {});
+  }
+  function legendFor(at) {
+    if (!changedText) return;
+    changedText.textContent = "outlined: changed since" + (covers(at) ? "" : " (of the newest " + timeline.length.toLocaleString("en") + " changes)");
+  }
+
   var tablesWanted = "";  // the moment last asked of the tables, "" for now
   var tablesAsked = 0;  // the newest reading asked for: an older one arriving late is dropped
 
@@ -289,12 +363,14 @@
     nowNote.hidden = true;
     if (!at) { fillTables(pageRows, ""); fillGroups(null); }  // at once; then as the project is now
     lists.setAttribute("aria-busy", "true");
-    fetch("/v1/projects/" + project + "/entities" + (at ? "?at=" + encodeURIComponent(at) : ""), { credentials: "same-origin" })
+    var reading = fetch("/v1/projects/" + project + "/entities" + (at ? "?at=" + encodeURIComponent(at) : ""), { credentials: "same-origin" })
       .then(function (response) {
         if (!response.ok) throw new Error(response.status);
         return response.json();
-      })
-      .then(function (entities) {
+      });
+    Promise.all([reading, reach(at)])  // the rows' marks and Edit links need the changes since
+      .then(function (read) {
+        var entities = read[0];
         if (asked !== tablesAsked) return;
         fillTables(rowsAt(entities, at), at);
         fillGroups(entities);
