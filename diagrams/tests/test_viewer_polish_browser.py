@@ -635,18 +635,43 @@ def test_the_show_menu_lists_the_groups_of_the_moment_shown(browser, demo):
     context.close()
 
 
+def changes(demo, slug: str, n: int) -> None:
+    """`n` updates of one service's description, as its member would make them (written
+    directly: through the API they would meet the write rate limit)."""
+    from accounts.actors import actor_for_membership
+    from diagrams.service_writes import service_update
+
+    actor = actor_for_membership(demo["membership"])
+    for number in range(n):
+        service_update(
+            actor=actor,
+            project_id=demo["project"],
+            slug=slug,
+            data={"description": f"Revision {number}"},
+        )
+
+
+def history_events(demo) -> list[dict]:
+    events, number = [], 0
+    while True:
+        body = (
+            demo["client"]
+            .get(f"/v1/projects/{demo['project']}/history?size=100&page={number}")
+            .json()
+        )
+        events += body["data"]
+        if body["last"]:
+            return events
+        number += 1
+
+
 def test_a_moment_older_than_the_newest_100_changes_is_marked_as_one_inside_them(browser, demo):
     # 120 changes to Checkout today push what happened 14 to 26 days ago (Legacy Mailer
     # deleted, Search Worker renamed Search Indexer, Loyalty changed) out of the newest 100
     # changes the page comes with
-    for n in range(120):
-        changed = put(
-            demo["client"],
-            f"/v1/projects/{demo['project']}/services/checkout",
-            {"description": f"Takes the order (revision {n})"},
-        )
-        assert changed.status_code == 200, changed.content
-    total = demo["client"].get(f"/v1/projects/{demo['project']}/history").json()["total"]
+    changes(demo, "checkout", 120)
+    history = history_events(demo)
+    total = len(history)
     assert total > 120  # the demo's own changes and these
     then = (timezone.now() - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
     context, page, errors = member_page(browser, demo, f"?at={then}")
@@ -656,8 +681,9 @@ def test_a_moment_older_than_the_newest_100_changes_is_marked_as_one_inside_them
     for name in ("Legacy Mailer", "Search Worker", "Loyalty", "Checkout"):
         row = services.locator("tr", has=page.get_by_role("button", name=name))
         expect(row.locator(".changed-swatch")).to_be_visible()
-    payments = services.locator("tr", has=page.get_by_role("button", name="Payments"))
-    expect(payments.locator(".changed-swatch")).to_have_count(0)
+    gateway = services.locator("tr", has=page.get_by_role("button", name="Payment Gateway"))
+    expect(gateway).to_have_count(1)
+    expect(gateway.locator(".changed-swatch")).to_have_count(0)
     # the graph outlines the same services, under the slugs they had then
     for slug in ("legacy-mailer", "search-worker", "loyalty", "checkout"):
         node = page.locator(f'.graph-stage g.node[data-entity-id="service--{slug}"]')
@@ -672,21 +698,14 @@ def test_a_moment_older_than_the_newest_100_changes_is_marked_as_one_inside_them
     )
     # the slider reaches back over what was read, and stands at the moment shown
     slider = page.locator("[data-timeline]")
-    assert int(slider.get_attribute("max")) > 100
-    history = []
-    for number in range(3):
-        history += (
-            demo["client"]
-            .get(f"/v1/projects/{demo['project']}/history?size=100&page={number}")
-            .json()["data"]
-        )
+    expect(slider).to_have_attribute("max", str(total))
     last_then = next(e for e in history if e["at"] <= then)  # the state shown is the one it left
     label = page.locator("[data-timeline-label]")
     expect(label).to_have_text(
         f"{last_then['at'][:10]} {last_then['at'][11:16]} · "
         f"{last_then['serviceName']} {last_then['action']}"
     )
-    assert 0 < int(slider.input_value()) < int(slider.get_attribute("max"))
+    assert 0 < int(slider.input_value()) < total
     assert errors == []
     context.close()
 
@@ -702,16 +721,139 @@ def test_a_moment_older_than_the_newest_100_changes_is_marked_as_one_inside_them
     assert errors == []
     context.close()
 
-    # a history that cannot be read leaves the marks of what is known, and says so
+    # a history that cannot be read leaves the marks of what is known, and says so; read
+    # again at the next redraw, the tables are marked in full too
     context, page, errors = member_page(browser, demo)
-    page.route("**/history?*", lambda route: route.abort())
     settled(page)
+    refused = []
+
+    def refuse_once(route):
+        if refused:
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.fulfill(status=500, body="")
+
+    page.route("**/history?*", refuse_once)
     page.goto(f"{demo['url']}/projects/{demo['project']}/?at={then}")
     expect(page.locator("[data-service-count]")).to_have_text("21 services then")
     legend = page.locator("[data-changed-legend]")
     expect(legend).to_have_text("outlined: changed since (of the newest 100 changes)")
-    checkout = page.locator('[data-rows="services"] tr').filter(
-        has=page.get_by_role("button", name="Checkout")
-    )
+    services = page.locator('[data-rows="services"]')
+    mailer = services.locator("tr", has=page.get_by_role("button", name="Legacy Mailer"))
+    checkout = services.locator("tr", has=page.get_by_role("button", name="Checkout"))
     expect(checkout.locator(".changed-swatch")).to_be_visible()
+    expect(mailer.locator(".changed-swatch")).to_have_count(0)
+    page.select_option("[data-group-filter]", "category--fulfilment")
+    settled(page)
+    expect(legend).to_have_text("outlined: changed since")
+    expect(mailer.locator(".changed-swatch")).to_be_visible()
+    worker = services.locator("tr", has=page.get_by_role("button", name="Search Worker"))
+    expect(worker.get_by_role("link", name="Edit Search Worker")).to_be_visible()
+    assert errors == []
+    context.close()
+
+
+def test_a_service_only_updated_since_an_old_moment_keeps_its_edit_link(browser, demo):
+    # Payment Gateway changed 150 times, then the moment, then Loyalty changed once and
+    # Checkout 120 times: at the moment, Loyalty's last change is far behind the newest
+    # 100, and its later change is all the page reads of it
+    changes(demo, "payment-gateway", 150)
+    then = timezone.now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    changes(demo, "loyalty", 1)
+    changes(demo, "checkout", 120)
+    context, page, errors = member_page(browser, demo, f"?at={then}")
+    services = page.locator('[data-rows="services"]')
+    expect(page.locator("[data-service-count]")).to_have_text("20 services then")
+    for name, slug in (("Loyalty", "loyalty"), ("Checkout", "checkout")):
+        row = services.locator("tr", has=page.get_by_role("button", name=name))
+        expect(row.locator(".changed-swatch")).to_be_visible()
+        expect(row.get_by_role("link", name=f"Edit {name}")).to_have_attribute(
+            "href", f"/projects/{demo['project']}/services/{slug}/edit/"
+        )
+    gateway = services.locator("tr", has=page.get_by_role("button", name="Payment Gateway"))
+    expect(gateway).to_have_count(1)
+    expect(gateway.locator(".changed-swatch")).to_have_count(0)
+    expect(page.locator("[data-changed-legend]")).to_have_text("outlined: changed since")
+    assert errors == []
+    context.close()
+
+
+def test_older_changes_read_during_a_drag_leave_the_thumb_where_it_is(browser, demo):
+    changes(demo, "checkout", 120)
+    history = history_events(demo)
+    total = len(history)
+    context, page, errors = member_page(browser, demo)
+    settled(page)
+    held = []
+    page.route("**/history?*", lambda route: held.append(route))
+    slider = page.locator("[data-timeline]")
+    label = page.locator("[data-timeline-label]")
+    # the left end asks for the page before it, which is held back
+    slider.fill("0")
+    slider.dispatch_event("change")
+    settled(page)
+    for _ in range(50):  # the request for it is on its way
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held
+    # a drag to the middle; the page arrives while the thumb is held
+    box = slider.bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 4, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.5, y, steps=5)
+    value = int(slider.input_value())
+    assert 20 < value < 80
+    under_thumb = history[100 - 1 - value]
+    preview = (
+        f"{under_thumb['at'][:10]} {under_thumb['at'][11:16]} · "
+        f"{under_thumb['serviceName']} {under_thumb['action']}"
+    )
+    expect(label).to_have_text(preview)
+    for route in held:
+        route.continue_()
+    page.wait_for_timeout(500)
+    expect(slider).to_have_attribute("max", "100")
+    expect(slider).to_have_value(str(value))
+    expect(label).to_have_text(preview)
+    # released: the change under the thumb is shown, and then the slider takes in the page
+    page.mouse.up()
+    settled(page)
+    expect(slider).to_have_attribute("max", str(total))
+    expect(slider).to_have_value(str(value + total - 100))
+    expect(label).to_have_text(preview)
+    assert errors == []
+    context.close()
+
+
+def test_a_moment_left_before_its_history_is_read_reads_no_further(browser, demo):
+    changes(demo, "checkout", 220)  # three pages of history; the moment lies in the last
+    then = (timezone.now() - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    context, page, errors = member_page(browser, demo)
+    settled(page)
+    held, asked = [], []
+    page.on(
+        "request", lambda request: asked.append(request.url) if "/history" in request.url else None
+    )
+    page.route("**/history?*", lambda route: held.append(route))
+    page.evaluate(
+        "at => document.dispatchEvent(new CustomEvent('archsvc:at', {detail: {at}}))", then
+    )
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert len(held) == 1
+    page.locator("[data-now]").click()
+    expect(page.locator("[data-timeline-label]")).to_have_text("now")
+    for route in held:
+        route.continue_()
+    page.wait_for_timeout(1000)
+    assert len(asked) == 1, asked  # the second page was never asked for
+    expect(page.locator("[data-timeline]")).to_have_value(
+        page.locator("[data-timeline]").get_attribute("max")
+    )
+    assert errors == []
     context.close()

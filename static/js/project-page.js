@@ -32,6 +32,7 @@
   var label = tools.querySelector("[data-timeline-label]");
   var count = timeline.length;
   var shownAt = "";  // the instant the graph shows, "" for now
+  var dragging = false;  // the slider's thumb is being moved
   var shown = { focus: "", name: "", depth: "", at: "" };  // what the viewer shows
   var changedLegend = document.querySelector("[data-changed-legend]");
   var nowNote = document.querySelector("[data-now-note]");
@@ -93,8 +94,13 @@
   if (slider) {
     // while dragging, the label previews the change under the thumb; on release the graph
     // is redrawn, and the slider then follows what is shown (see archsvc:shown)
-    slider.addEventListener("input", function () { setLabel(labelFor(Number(slider.value), "")); });
+    slider.addEventListener("input", function () {
+      dragging = true;
+      setLabel(labelFor(Number(slider.value), ""));
+    });
+    slider.addEventListener("blur", function () { dragging = false; growSlider(); });
     slider.addEventListener("change", function () {
+      dragging = false;
       var index = Number(slider.value);
       var value = index >= count ? "" : timeline[count - 1 - index].at;
       document.dispatchEvent(new CustomEvent("archsvc:at", { detail: { at: value } }));
@@ -105,6 +111,8 @@
   // the chat, show all): the Show menu, the slider and its label say what the graph shows
   function follow(state) {
     shownAt = state.at || "";
+    dragging = false;
+    growSlider();
     remember(state);
     shown = { focus: state.focus || "", name: state.name || "", depth: state.depth || "", at: shownAt };
     if (slider) {
@@ -117,8 +125,8 @@
     download.href = graphUrl("svg");
     showGroup(shown);
     markChanges();
-    legendFor(shownAt);
     var at = shownAt;
+    legendFor(at, true);
     if (!covers(at)) {
       reach(at).then(function () {
         if (shownAt !== at) return;
@@ -235,31 +243,41 @@
             timeline.push({ at: event.at, service: event.serviceId, slug: event.serviceSlug, name: event.serviceName, action: event.action, snapshot: event.snapshotId });
           });
           if (body.last || !body.data.length) timelineComplete = true;
-          count = timeline.length;
-          if (slider) {
-            slider.max = String(count);
-            var index = positionOf(shownAt);
-            slider.value = String(index);
-            setLabel(labelFor(index, shownAt));
-          }
+          growSlider();
           return true;
         })
         .finally(function () { historyReading = null; });
     }
     return historyReading;
   }
-  // resolves once the timeline says all it can of `at` (a page that cannot be read ends it)
+  // the slider takes in what was read, but not under a drag: the thumb would jump away
+  // from the change it previews (its positions count from the newest change)
+  function growSlider() {
+    if (!slider || dragging || count === timeline.length) return;
+    count = timeline.length;
+    slider.max = String(count);
+    var index = positionOf(shownAt);
+    slider.value = String(index);
+    setLabel(labelFor(index, shownAt));
+  }
+  // resolves once the timeline says all it can of `at` (a page that cannot be read ends
+  // it), or once `at` is no longer shown nor listed in the tables
   function reach(at) {
-    if (covers(at)) return Promise.resolve();
+    if (covers(at) || (at !== shownAt && at !== tablesWanted)) return Promise.resolve();
     return readOlder().then(function (more) { return more ? reach(at) : undefined; }, function () {});
   }
-  function legendFor(at) {
+  function legendFor(at, reading) {
     if (!changedText) return;
-    changedText.textContent = "outlined: changed since" + (covers(at) ? "" : " (of the newest " + timeline.length.toLocaleString("en") + " changes)");
+    var caveat = "";
+    if (!covers(at)) {
+      caveat = reading ? " (reading older changes\u2026)" : " (of the newest " + timeline.length.toLocaleString("en") + " changes)";
+    }
+    changedText.textContent = "outlined: changed since" + caveat;
   }
 
   var tablesWanted = "";  // the moment last asked of the tables, "" for now
   var tablesAsked = 0;  // the newest reading asked for: an older one arriving late is dropped
+  var tablesShort = false;  // their marks lack changes the history could not give: read again
 
   function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
   function element(name, attributes, text) {
@@ -288,13 +306,22 @@
   // timeline reaches, a slug no event in it touched is taken to be the same service's.
   function editorSlugs(at) {
     if (!at) return function (slug) { return slug; };
-    var latest = {}, then = {}, touched = {}, holder = {};
+    var latest = {}, then = {}, touched = {}, holder = {}, since = {};
     timeline.forEach(function (event) {  // newest first
       if (!(event.service in latest)) latest[event.service] = event;
-      if (instant(event.at) <= instant(at) && !(event.service in then)) {
-        then[event.service] = event.action === "deleted" ? null : event.slug;
+      if (instant(event.at) <= instant(at)) {
+        if (!(event.service in then)) then[event.service] = event.action === "deleted" ? null : event.slug;
+      } else if (event.action === "created" || event.action === "renamed") {
+        since[event.service] = null;  // not there then, or under a slug not known here
+      } else if (!(event.service in since)) {
+        since[event.service] = event.slug;
       }
       touched[event.slug] = true;
+    });
+    // a service only updated or deleted since, with no change of its by then in the
+    // timeline, had the slug its later changes carry
+    Object.keys(since).forEach(function (service) {
+      if (since[service] && !(service in then)) then[service] = since[service];
     });
     Object.keys(then).forEach(function (service) { if (then[service]) holder[then[service]] = service; });
     return function (slug) {
@@ -357,7 +384,7 @@
     atLabels.forEach(function (label) { label.textContent = when; });
   }
   function showTables(at) {
-    if (at === tablesWanted) return;
+    if (at === tablesWanted && !tablesShort) return;
     tablesWanted = at;
     var asked = ++tablesAsked;  // a reading still on its way is now out of date
     nowNote.hidden = true;
@@ -371,6 +398,7 @@
     Promise.all([reading, reach(at)])  // the rows' marks and Edit links need the changes since
       .then(function (read) {
         var entities = read[0];
+        tablesShort = !covers(at) && !timelineComplete && historyRead < HISTORY_PAGES;
         if (asked !== tablesAsked) return;
         fillTables(rowsAt(entities, at), at);
         fillGroups(entities);
