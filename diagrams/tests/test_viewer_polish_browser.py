@@ -739,6 +739,8 @@ def test_a_moment_older_than_the_newest_100_changes_is_marked_as_one_inside_them
     expect(page.locator("[data-service-count]")).to_have_text("21 services then")
     legend = page.locator("[data-changed-legend]")
     expect(legend).to_have_text("outlined: changed since (of the newest 100 changes)")
+    # the slider's left end is the newest change read: the label names the moment instead
+    expect(page.locator("[data-timeline-label]")).to_have_text(f"as of {then[:10]} {then[11:16]}")
     services = page.locator('[data-rows="services"]')
     mailer = services.locator("tr", has=page.get_by_role("button", name="Legacy Mailer"))
     checkout = services.locator("tr", has=page.get_by_role("button", name="Checkout"))

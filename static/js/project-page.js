@@ -57,7 +57,12 @@
   function labelFor(index, at) {
     if (index >= count) return "now";
     var event = timeline[count - 1 - index];
-    return (at && instant(at) < instant(event.at) ? "before " : "") + describe(event);
+    if (at && instant(at) < instant(event.at)) {
+      // further back than the changes read so far: the moment itself says more
+      if (index === 0 && !timelineComplete) return "as of " + at.slice(0, 16).replace("T", " ");
+      return "before " + describe(event);
+    }
+    return describe(event);
   }
   // the label has a fixed room (a long name would reflow the row): the full text is its title
   function setLabel(text) {
