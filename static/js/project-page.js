@@ -209,11 +209,12 @@
     count: countLabel.textContent
   };
   // The page comes with the newest 100 changes. A moment older than they reach reads older
-  // pages of the history (100 changes each, at most HISTORY_PAGES in all) until every change
+  // pages of the history (as many changes each, at most HISTORY_PAGES in all) until every change
   // made since it is known, and the slug each service renamed since had at it: what is
   // outlined, marked in the tables and edited from them then holds for any moment. The
   // slider grows to the left with what is read, and its left end reads the next page.
-  var HISTORY_SIZE = 100, HISTORY_PAGES = 50;
+  // pages as big as the page's own (the server's first page: only an incomplete one reads on)
+  var HISTORY_SIZE = timeline.length, HISTORY_PAGES = 50;
   var historyRead = 1;  // pages of the history the timeline holds
   var historyReading = null;  // the page on its way
   var seen = {};
@@ -402,9 +403,9 @@
       });
     Promise.all([reading, reach(at)])  // the rows' marks and Edit links need the changes since
       .then(function (read) {
+        if (asked !== tablesAsked) return;
         var entities = read[0];
         tablesShort = !covers(at) && !timelineComplete && historyRead < HISTORY_PAGES;
-        if (asked !== tablesAsked) return;
         fillTables(rowsAt(entities, at), at);
         fillGroups(entities);
         lists.removeAttribute("aria-busy");
