@@ -117,6 +117,7 @@ COMMON = {
     "401": ("Missing, invalid or expired credentials.", "ErrorResponse"),
     "429": ("Rate limit exceeded; see Retry-After.", "RateLimitError"),
     "500": ("Internal error.", "ErrorResponse"),
+    "503": ("The database cannot be reached for a moment; see Retry-After.", "ErrorResponse"),
 }
 
 
@@ -129,10 +130,28 @@ RATE_LIMIT_HEADERS = {
 }
 
 
+# Statuses any operation may answer besides COMMON's, where it does not list its own.
+BAD_QUERY = "A query parameter is malformed; any parameter, asked for or not, holding U+0000 too."
+NO_CSRF = "A member's session cookie without the CSRF token in X-CSRFToken."
+
+
+def _bad_request_schema(operation: dict) -> dict:
+    """A 400's body: a bad query parameter is an ErrorResponse (`bad_request`), a body that
+    fails validation or cannot be read a ValidationError (`validation_failed`, or
+    `bad_request` with the violation on `body`). An operation without a request body only
+    ever answers the first."""
+    if "requestBody" not in operation:
+        return _ref("ErrorResponse")
+    return {"anyOf": [_ref("ValidationError"), _ref("ErrorResponse")]}
+
+
 def add_common_responses(result, generator, request, public):
-    """Postprocessing hook: every operation may answer 401, 429 and 500 (spec, Endpoints);
-    a body that is not JSON is a 400 with a ValidationError-shaped body. Every answer
-    carries the rate-limit fields (archsvc.api.ratelimit.RateLimitHeadersMiddleware)."""
+    """Postprocessing hook: every operation may answer 401, 429 and 500 (spec, Endpoints),
+    503 (the database unreachable: archsvc.api.errors), 400 (a query parameter holding
+    U+0000 is refused before any view: archsvc.middleware), and a POST, PUT or DELETE 403
+    (CONTRACT 2: a session without its CSRF token). A 400's body is the one its cause
+    gives (`_bad_request_schema`). Every answer carries the rate-limit fields
+    (archsvc.api.ratelimit.RateLimitHeadersMiddleware)."""
     components = result.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
     schemas.update(ERROR_SCHEMAS)
@@ -150,17 +169,26 @@ def add_common_responses(result, generator, request, public):
             if method not in {"get", "post", "put", "delete", "patch"}:
                 continue
             responses = operation.setdefault("responses", {})
+            responses.setdefault("400", {"description": BAD_QUERY})
+            responses["400"]["content"] = {
+                "application/json": {"schema": _bad_request_schema(operation)}
+            }
+            if method != "get":
+                forbidden = responses.setdefault("403", {"description": NO_CSRF})
+                forbidden.setdefault(
+                    "content", {"application/json": {"schema": _ref("ErrorResponse")}}
+                )
             for status, (description, component) in COMMON.items():
                 if status not in responses:
                     entry = {
                         "description": description,
                         "content": {"application/json": {"schema": _ref(component)}},
                     }
-                    if status == "429":
+                    if status in {"429", "503"}:
                         entry["headers"] = {
                             "Retry-After": {
                                 "schema": {"type": "integer"},
-                                "description": "Seconds until the window frees.",
+                                "description": "Seconds to wait before trying again.",
                             }
                         }
                     if status == "401":
@@ -170,6 +198,7 @@ def add_common_responses(result, generator, request, public):
                 headers = response.setdefault("headers", {})
                 for name in RATE_LIMIT_HEADERS:
                     headers.setdefault(name, {"$ref": f"#/components/headers/{name}"})
+            operation["responses"] = dict(sorted(responses.items()))
     return result
 
 

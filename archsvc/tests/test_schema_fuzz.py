@@ -1,6 +1,7 @@
 """Schema fuzzing (schemathesis) of every /v1 operation, in-process through the WSGI app
 with an API key that may do everything and rate limits off: no input, valid or not, gets a
-server error. `make fuzz` runs it with 200 examples an operation (FUZZ_EXAMPLES)."""
+server error, and every answer is one the schema documents (its status, content type and
+body). `make fuzz` runs it with 200 examples an operation (FUZZ_EXAMPLES)."""
 
 import os
 
@@ -8,6 +9,11 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from archsvc.wsgi import application
 
@@ -41,7 +47,13 @@ def fuzz_key(factory, settings):  # noqa: F811 - pytest-django's settings fixtur
     suppress_health_check=list(HealthCheck),
 )
 @pytest.mark.django_db
-def test_no_input_gets_a_server_error(case, fuzz_key):
+def test_every_input_gets_a_documented_answer_never_a_server_error(case, fuzz_key):
     case.call_and_validate(
-        headers={"Authorization": f"Bearer {fuzz_key}"}, checks=[not_a_server_error]
+        headers={"Authorization": f"Bearer {fuzz_key}"},
+        checks=[
+            not_a_server_error,
+            status_code_conformance,
+            content_type_conformance,
+            response_schema_conformance,
+        ],
     )
