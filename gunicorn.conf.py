@@ -18,9 +18,8 @@ keepalive = 5
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "0"))
 max_requests_jitter = max_requests // 2
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# One JSON object per line (archsvc/gunicorn_logging.py): access lines on stdout (ACCESS_LOG=0
+# turns them off), gunicorn's own on stderr with the app's.
 accesslog = "-" if os.environ.get("ACCESS_LOG", "1") == "1" else None
-access_log_format = (
-    '{"time":"%(t)s","method":"%(m)s","path":"%(U)s","status":%(s)s,'
-    '"bytes":%(B)s,"ms":%(M)s,"request_id":"%({x-request-id}o)s"}'
-)
 errorlog = "-"
+logger_class = "archsvc.gunicorn_logging.JsonLogger"

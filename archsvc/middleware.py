@@ -7,6 +7,7 @@ import re
 import uuid
 
 from django.core.exceptions import RequestDataTooBig
+from django.core.signals import request_finished
 from django.http import HttpResponseBadRequest, HttpResponseNotFound
 from django.http.request import UnreadablePostError
 from django.template.loader import render_to_string
@@ -28,14 +29,22 @@ class RequestIdMiddleware:
     def __call__(self, request):
         incoming = request.META.get("HTTP_X_REQUEST_ID", "")
         request_id = incoming if _VALID_ID.match(incoming) else uuid.uuid4().hex
-        token = _request_id.set(request_id)
+        # kept until the response is closed (request_finished, below), not reset on the way
+        # out: Django logs a 4xx or 5xx ("Unauthorized: /v1/limits") after every
+        # middleware has returned, and those lines went out with request_id "-"
+        _request_id.set(request_id)
         request.request_id = request_id
-        try:
-            response = self.get_response(request)
-        finally:
-            _request_id.reset(token)
+        response = self.get_response(request)
         response["X-Request-Id"] = request_id
         return response
+
+
+def _forget_request_id(**kwargs) -> None:
+    """Lines logged between requests (a worker starting, a signal) carry no request's id."""
+    _request_id.set("-")
+
+
+request_finished.connect(_forget_request_id, dispatch_uid="archsvc.forget_request_id")
 
 
 class RequestIdFilter(logging.Filter):

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "archsvc.middleware.RequestIdMiddleware",
+    "archsvc.health.HealthzMiddleware",
     "archsvc.api.ratelimit.RateLimitHeadersMiddleware",
     "diagrams.render_cache.RenderBudgetMiddleware",
     "archsvc.middleware.CompleteBodyMiddleware",

@@ -83,7 +83,7 @@ class AppServer:
             ],
             cwd=ROOT,
             env=self.env,
-            stdout=subprocess.DEVNULL,
+            stdout=self.log,  # access lines
             stderr=self.log,
         )
         deadline = time.monotonic() + 30
@@ -108,7 +108,7 @@ class AppServer:
         self.log.close()
 
     def log_text(self) -> str:
-        """What gunicorn and the app wrote to stderr so far."""
+        """What gunicorn and the app wrote so far (stdout and stderr)."""
         return Path(self.log.name).read_text(errors="replace")
 
     def worker_pids(self) -> list[int]:

@@ -1,0 +1,71 @@
+"""Logs as an operator's log shipper reads them: every line gunicorn and the app write is
+one JSON object, and every line written while serving a request carries its id, the one
+echoed in X-Request-Id."""
+
+import json
+import logging
+
+import pytest
+from django.test import Client
+
+from archsvc.middleware import RequestIdFilter
+from archsvc.tests.servers import AppServer
+from conftest import requires_postgres
+
+
+class Kept(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.addFilter(RequestIdFilter())
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record):
+        self.records.append(record)
+
+
+@pytest.fixture
+def django_request_lines():
+    handler, logger = Kept(), logging.getLogger("django.request")
+    logger.addHandler(handler)
+    try:
+        yield handler.records
+    finally:
+        logger.removeHandler(handler)
+
+
+def test_djangos_own_line_for_a_refused_request_carries_its_id(db, django_request_lines):
+    """Django writes "Unauthorized: /v1/limits" after every middleware has returned; it
+    went out with request_id "-", so a 401 or 404 could not be traced to its request."""
+    response = Client().get("/v1/limits", HTTP_X_REQUEST_ID="lb-7f3a")
+    assert response.status_code == 401 and response["X-Request-Id"] == "lb-7f3a"
+    missing = Client().get("/v1/nowhere")
+    [refused, not_found] = django_request_lines
+    assert refused.getMessage() == "Unauthorized: /v1/limits"
+    assert refused.request_id == "lb-7f3a"
+    assert not_found.request_id == missing["X-Request-Id"] != "lb-7f3a"
+    # and a line written after the request is over belongs to no request
+    logging.getLogger("django.request").warning("between requests")
+    assert django_request_lines[-1].request_id == "-"
+
+
+@requires_postgres
+@pytest.mark.django_db(transaction=True)
+def test_every_line_gunicorn_and_the_app_write_is_one_json_object(factory):
+    token = factory.key(factory.org("logs"), "logs")
+    with AppServer(env={"LOG_LEVEL": "INFO"}) as server:
+        # a path with a backslash, a quote and a non-ASCII letter; one that is refused
+        odd = server.request("GET", "/v1/x%5Cq%22caf%C3%A9", token)
+        refused = server.request("GET", "/v1/limits")
+        served = server.request("GET", "/v1/limits", token)
+        log = server.log_text()
+    lines = [json.loads(line) for line in log.splitlines() if line.strip()]
+    access = {line["path"]: line for line in lines if line["logger"] == "gunicorn.access"}
+    odd_line = access['/v1/x\\q"café']
+    assert odd_line["status"] == odd[0] == 404
+    assert odd_line["request_id"] == odd[1]["X-Request-Id"]
+    served_line = [line for line in lines if line.get("request_id") == served[1]["X-Request-Id"]]
+    assert [(line["status"], line["method"]) for line in served_line] == [(200, "GET")]
+    assert served_line[0]["bytes"] == len(served[2]) and served_line[0]["ms"] >= 0
+    unauthorized = [line for line in lines if line.get("message") == "Unauthorized: /v1/limits"]
+    assert [line["request_id"] for line in unauthorized] == [refused[1]["X-Request-Id"]]
+    assert any(line["message"].startswith("Booting worker") for line in lines)
