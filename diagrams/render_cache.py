@@ -312,9 +312,11 @@ def _render_once(key: str, compute, label: str):
 def cached(key: str, compute, label: str = "render"):
     """The cached value, or `compute()` stored for next time: this worker's memory first,
     then the shared cache, then one render for all the workers that miss together. A cache
-    that cannot be reached only costs the render. `label` names the value in the logs."""
+    that cannot be reached only costs the render. `label` names the value in the logs.
+    With RENDER_CACHE_SECONDS 0 nothing is kept, but every render is still charged to the
+    budget and logged."""
     if not settings.RENDER_CACHE_SECONDS:
-        return compute()
+        return _render(key, compute, label, store=False)
     value = local_renders.get(key)
     if value is not None:
         return value

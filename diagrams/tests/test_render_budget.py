@@ -57,6 +57,22 @@ def test_an_organization_past_its_budget_gets_429_for_new_renders_only(tight, fa
     assert other_key.get(f"/v1/projects/{other_project}/graph?at={past(4)}").status_code == 200
 
 
+def test_with_the_render_cache_off_every_render_is_budgeted_and_logged(
+    tight, settings, factory, org, shop, caplog
+):
+    """RENDER_CACHE_SECONDS=0 keeps nothing; it does not lift the budget, nor hide what
+    renders cost from the logs."""
+    settings.RENDER_CACHE_SECONDS = 0
+    key = factory.key_client(org, "ci")
+    graph = f"/v1/projects/{shop['project']}/graph"
+    with caplog.at_level("INFO", logger="diagrams.render_cache"):
+        assert key.get(graph).status_code == 200
+    assert [r.getMessage().split(" in ")[0] for r in caplog.records] == [
+        f"render computed: json of {shop['project']}"
+    ]
+    assert_budget_spent(key.get(graph))  # the same read again: nothing was kept
+
+
 def test_share_links_are_budgeted_per_address(tight, shop):
     token = post(shop["member"], f"/v1/projects/{shop['project']}/public-share-token").json()[
         "token"
