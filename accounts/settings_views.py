@@ -8,6 +8,7 @@ the same services as the API, so the same permission rules apply (CONTRACT 3):
 """
 
 import uuid
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib import messages
@@ -46,7 +47,7 @@ MAX_EXPIRY_DAYS = 3650
 
 
 def _login_redirect(request):
-    return redirect(f"/accounts/login/?next={request.path}")
+    return redirect(f"/accounts/login/?next={quote(request.get_full_path())}")
 
 
 # --- overview ---------------------------------------------------------------------------------

@@ -260,7 +260,7 @@ def _datalists(project) -> dict:
     }
 
 
-def _form_page(request, project, *, form, errors, snapshot=None, status=200):
+def _form_page(request, project, *, form, errors, snapshot=None, status=200, conflict=False):
     return render(
         request,
         "editor/service_form.html",
@@ -270,6 +270,7 @@ def _form_page(request, project, *, form, errors, snapshot=None, status=200):
             "form": _with_blank_rows(form),
             "errors": errors,
             "has_errors": bool(errors) or _row_errors(form),
+            "conflict": conflict,
             **_datalists(project),
         },
         status=status,
@@ -391,16 +392,51 @@ def service_edit(request, project_id: str, slug: str):
         project = project_get(actor=actor, project_id=project_id)
         snapshot = service_at(project=project, slug=slug)
         if request.method == "POST":
+            opened = request.POST.get("version", "")
+            if opened.isdigit() and int(opened) != snapshot.version:
+                return _changed_meanwhile(request, project, snapshot)
             return _save(request, project, snapshot=snapshot)
     except ServiceNotFound:
         renamed = service_renamed_from(project=project, slug=slug)
-        if renamed is not None and request.method == "GET":
+        if request.method == "POST":
+            return _changed_meanwhile(request, project, renamed, slug=slug)
+        if renamed is not None:
             return redirect(f"/projects/{project.id}/services/{renamed.slug}/edit/")
         return _service_gone(request, project, slug)
     except (ApiError, _NotFound):
         return _not_found(request)
     return _form_page(
         request, project, form=_form_from_snapshot(snapshot), errors={}, snapshot=snapshot
+    )
+
+
+def _changed_meanwhile(request, project, current, *, slug: str | None = None):
+    """A save of a form opened before someone else's change to the service (two tabs, two
+    colleagues): nothing is written, and the form comes back with what was typed and what
+    happened, so the second save does not silently undo the first. Saving again writes
+    over the change (the form now carries its version); a service deleted meanwhile comes
+    back as a new service's form, which adds it again."""
+    form = _form_from_post(request.POST)
+    if current is None:  # deleted meanwhile, or never there
+        deletion = service_deleted_as(project=project, slug=slug)
+        if deletion is None:
+            return _not_found(request)
+        when = (
+            f" by {deletion.actor} at {deletion.valid_from:%Y-%m-%d %H:%M} UTC" if deletion else ""
+        )
+        errors = {"form": [
+            f"This service was deleted{when} while you were editing it. "
+            "Add service adds it again with what you typed."
+        ]}  # fmt: skip
+        return _form_page(request, project, form=form, errors=errors, status=409, conflict=True)
+    renamed = f" (and renamed it “{current.name}”)" if slug and slug != current.slug else ""
+    errors = {"form": [
+        f"{current.actor} changed this service at {current.valid_from:%Y-%m-%d %H:%M} UTC, "
+        f"after you opened it{renamed}. Compare with the service as it "
+        "is now (its history shows the change), then Save changes again to keep what you typed."
+    ]}  # fmt: skip
+    return _form_page(
+        request, project, form=form, errors=errors, snapshot=current, status=409, conflict=True
     )
 
 

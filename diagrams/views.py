@@ -2,6 +2,8 @@
 with a token. Every request looks the token up, so a replaced or revoked token is 404 at
 once on every worker; responses are never stored by browsers or proxies."""
 
+from urllib.parse import quote
+
 from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -167,7 +169,7 @@ def project_share_settings(request, project_id: str):
     revoke (the same services as the API, so the same permissions)."""
     actor = page_actor(request)
     if actor is None:
-        return redirect(f"/accounts/login/?next={request.path}")
+        return redirect(f"/accounts/login/?next={quote(request.get_full_path())}")
     message = error_message = None
     status = 200
     try:
@@ -224,7 +226,7 @@ def project_page(request, project_id: str):
     assistant's chat panel."""
     actor = page_actor(request)
     if actor is None:
-        return redirect(f"/accounts/login/?next={request.path}")
+        return redirect(f"/accounts/login/?next={quote(request.get_full_path())}")
     try:
         project = project_get(actor=actor, project_id=project_id)
     except ApiError:

@@ -245,16 +245,67 @@ def test_the_old_edit_address_of_a_renamed_service_leads_to_it(browser, api, pro
     response = browser.get(f"/projects/{project}/services/checkout/edit/")
     assert response.status_code == 302
     assert response["Location"] == f"/projects/{project}/services/checkout-service/edit/"
-    # a post to the old address writes nothing: the form may be stale
+    # a post to the old address writes nothing: the form is stale (test_a_save_after_...)
     before = history_total(api, project)
     assert (
         browser.post(f"/projects/{project}/services/checkout/edit/", {"name": "Other"}).status_code
-        == 404
+        == 409
     )
     assert history_total(api, project) == before
     # a deleted service's address is 404, not a redirect to nothing
     api.delete(f"/v1/projects/{project}/services/checkout-service")
     assert browser.get(f"/projects/{project}/services/checkout/edit/").status_code == 404
+
+
+def opened_form(browser, project, slug: str) -> dict:
+    """The edit form as the page gives it, hidden version included."""
+    html = browser.get(f"/projects/{project}/services/{slug}/edit/").content.decode()
+    version = re.search(r'name="version" value="(\d+)"', html).group(1)
+    return form_data(name="Checkout", version=version)
+
+
+def test_a_save_after_a_colleagues_change_keeps_both_and_says_so(browser, api, project):
+    """Two tabs or two colleagues: the second save of a form opened before the first change
+    does not silently put back what the first one changed."""
+    new_service(api, project, {"name": "Checkout", "owner": "team-a"})
+    url = f"/projects/{project}/services/checkout/edit/"
+    stale = opened_form(browser, project, "checkout")
+    api.put(f"/v1/projects/{project}/services/checkout", {"owner": "team-b"}, "application/json")
+    before = history_total(api, project)
+    response = browser.post(url, stale)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "changed this service at" in html and "after you opened it" in html
+    assert 'value="team-shop"' in html  # what was typed is kept
+    assert history_total(api, project) == before
+    owner = api.get(f"/v1/projects/{project}/services/checkout").json()["owner"]
+    assert owner == "team-b"
+    # the form now carries the version it was shown with: saving again writes over it
+    again = {**stale, "version": re.search(r'name="version" value="(\d+)"', html).group(1)}
+    assert browser.post(url, again).status_code == 302
+    assert api.get(f"/v1/projects/{project}/services/checkout").json()["owner"] == "team-shop"
+
+
+def test_a_save_after_a_rename_or_a_deletion_keeps_what_was_typed(browser, api, project):
+    new_service(api, project, {"name": "Checkout"})
+    stale = opened_form(browser, project, "checkout")
+    url = f"/projects/{project}/services/checkout/edit/"
+    api.put(f"/v1/projects/{project}/services/checkout", {"name": "Till"}, "application/json")
+    before = history_total(api, project)
+    response = browser.post(url, stale)
+    assert response.status_code == 409 and history_total(api, project) == before
+    html = response.content.decode()
+    assert "and renamed it “Till”" in html
+    assert ">Takes orders</textarea>" in html  # typed, kept
+    assert f'action="/projects/{project}/services/till/edit/"' in html
+    api.delete(f"/v1/projects/{project}/services/till")
+    response = browser.post(f"/projects/{project}/services/till/edit/", stale)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "This service was deleted by" in html and "Add service adds it again" in html
+    assert f'action="/projects/{project}/services/new/"' in html
+    # an address that never held a service is still a plain 404
+    assert browser.post(f"/projects/{project}/services/nobody/edit/", stale).status_code == 404
 
 
 def test_edit_of_a_missing_service_is_404(browser, project):

@@ -26,6 +26,11 @@ def shop(live_server, factory):
     membership = factory.member(org, email="ada@example.com", role="admin")
     client = factory.member_client(membership, enforce_csrf=False)
     project = new_project(client, "Shop")
+    client.put(  # one word of 200 characters as the description
+        f"/v1/projects/{project}",
+        {"description": "w" * 200},
+        content_type="application/json",
+    )
     new_project(client, LONG_WORD)
     new_service(client, project, {"name": "Checkout", "produces": [{"name": "orders.placed"}]})
     new_service(client, project, {"name": "Payments" + "X" * 52, "owner": "payments-team"})
@@ -170,6 +175,9 @@ def test_long_one_word_input_never_widens_the_page(browser, shop, viewport):
     if viewport is PHONE:  # the columns that do not fit are said under the name instead
         expect(page.get_by_role("columnheader", name="Category")).to_be_hidden()
         expect(page.get_by_text("payments-team · consumes 0, produces 0")).to_be_visible()
+    page.goto(f"{shop['url']}/projects/{shop['project']}/")
+    expect(page.locator(".project-description")).to_be_visible()
+    assert page.evaluate(PAGE_WIDTH)[0] <= viewport["width"]
     page.goto(f"{shop['url']}/projects/{shop['project']}/services/new/")
     page.get_by_label("Name", exact=True).fill("Search")
     page.get_by_label("Flows").fill("f" * 300)

@@ -62,7 +62,7 @@ def test_bad_names_and_the_plan_limit_are_explained_and_kept(browser):
 def test_pin_archive_and_filters(browser, member):
     create(browser, "Alpha")
     create(browser, "Beta")
-    alpha = Project.objects.get(name="Alpha")
+    alpha, beta = Project.objects.get(name="Alpha"), Project.objects.get(name="Beta")
     browser.post(f"/projects/{alpha.id}/pin/", {"next": "/"})
     assert Pin.objects.filter(project=alpha).count() == 1
     assert "Beta" not in browser.get("/?pinned=yes").content.decode()
@@ -70,7 +70,13 @@ def test_pin_archive_and_filters(browser, member):
     assert "“Alpha” is archived" in archived.content.decode()  # said once, where it vanished
     assert "Alpha" not in browser.get("/").content.decode()  # archived are hidden by default
     assert "Alpha" in browser.get("/?archived=yes").content.decode()
+    # its own page says so, and offers the way back
+    page = browser.get(f"/projects/{alpha.id}/").content.decode()
+    assert "This project is archived" in page
+    assert f'action="/projects/{alpha.id}/unarchive/"' in page
+    assert "This project is archived" not in browser.get(f"/projects/{beta.id}/").content.decode()
     browser.post(f"/projects/{alpha.id}/unarchive/", {"next": "/"})
+    assert "This project is archived" not in browser.get(f"/projects/{alpha.id}/").content.decode()
     browser.post(f"/projects/{alpha.id}/unpin/", {"next": "/"})
     assert not Pin.objects.filter(project=alpha).exists()
     assert "Alpha" in browser.get("/").content.decode()
@@ -243,3 +249,33 @@ def test_a_missing_page_of_a_project_leads_back_to_it_and_tells_nothing_of_other
     stranger = factory.member_client(factory.member(factory.org("other")))
     html = stranger.get(f"/projects/{project.id}/services/no-such-service/edit/").content.decode()
     assert "Back to" not in html and "Shop" not in html
+
+
+def test_logging_in_from_a_link_to_a_view_opens_that_view(factory, member, browser):
+    """A colleague's link to a focus or a past moment, opened logged out, leads there once
+    logged in, not to the project as it is now."""
+    from django.test import Client
+
+    create(browser, "Alpha")
+    alpha = Project.objects.get(name="Alpha")
+    view = f"/projects/{alpha.id}/?focus=service--checkout&depth=2&at=2026-01-01T00:00:00Z"
+    for path in (view, f"/projects/{alpha.id}/share/?x=1", "/settings/api-keys/?y=2"):
+        response = Client().get(path)
+        assert response.status_code == 302
+        login = response["Location"]
+        anonymous = Client()
+        anonymous.get(login)
+        answer = anonymous.post(
+            login, {"email": "ada@example.com", "password": "correct-horse-battery"}
+        )
+        assert answer.status_code == 302 and answer["Location"] == path, (path, login)
+
+
+def test_the_share_page_after_creating_a_link_reloads_as_itself(browser):
+    """A reload or Back after Create share link asks for the page again (forms.js,
+    data-reload-as-get); sending the form again would replace the link just copied."""
+    create(browser, "Alpha")
+    alpha = Project.objects.get(name="Alpha")
+    made = browser.post(f"/projects/{alpha.id}/share/", {"action": "rotate"}).content.decode()
+    assert "data-reload-as-get" in made and "/share/" in made
+    assert "data-reload-as-get" not in browser.get(f"/projects/{alpha.id}/share/").content.decode()
