@@ -859,3 +859,18 @@ def test_a_moment_left_before_its_history_is_read_reads_no_further(browser, demo
     )
     assert errors == []
     context.close()
+
+
+def test_a_moment_typed_into_as_of_keeps_a_four_digit_year(browser, demo):
+    """Typed field by field (month, day, year, hour...), the year stops at four digits and
+    the hour goes to the hour: without a max the year took "202612" and the graph said
+    the moment was not a date-time."""
+    context, page, errors = project_page(browser, demo, locale="en-US")
+    field = page.get_by_label("Show the project as of this time (UTC)")
+    field.focus()
+    for part in ("07", "01", "2026", "12", "30", "45", "P"):
+        page.keyboard.type(part)
+    expect(field).to_have_value("2026-07-01T12:30:45")
+    expect(page.get_by_text("must be an ISO 8601 date-time")).to_have_count(0)
+    assert errors == []
+    context.close()
