@@ -5,7 +5,7 @@ stands out, time travel does not reflow its row, the embed zooms and opens reada
 phone, and a dead embed is a bare 404 panel."""
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.utils import timezone
@@ -872,5 +872,27 @@ def test_a_moment_typed_into_as_of_keeps_a_four_digit_year(browser, demo):
         page.keyboard.type(part)
     expect(field).to_have_value("2026-07-01T12:30:45")
     expect(page.get_by_text("must be an ISO 8601 date-time")).to_have_count(0)
+    assert errors == []
+    context.close()
+
+
+def test_a_focus_the_moment_does_not_hold_is_named_as_the_project_names_it(browser, demo):
+    """A link's focus, shown at a moment before that service existed: the page says its
+    name ("Analytics Pipeline"), not its address's slug."""
+    created = next(
+        event["at"]
+        for event in history_events(demo)
+        if event["serviceSlug"] == "analytics-pipeline" and event["action"] == "created"
+    )
+    before = (datetime.fromisoformat(created) - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    context, page, errors = member_page(
+        browser, demo, f"?focus=service--analytics-pipeline&at={before}"
+    )
+    expect(
+        page.get_by_text("Analytics Pipeline is not in the project at this moment")
+    ).to_be_visible()
+    expect(page.get_by_text("analytics-pipeline", exact=False)).to_have_count(0)
+    shown = page.get_by_label("Focus on a category, owner or flow")
+    expect(shown.locator("option[data-shown-focus]")).to_have_text("Analytics Pipeline (service)")
     assert errors == []
     context.close()

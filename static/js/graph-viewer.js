@@ -282,13 +282,24 @@
   };
 
   // what the focus is called: the name it was chosen by, the graph's own label for it (its
-  // tooltip's first line), else its id without the kind ("category--commerce": "commerce")
+  // tooltip's first line), the project's name for it now (the page's entity-names: a focus
+  // from the address on a moment that does not hold it), else its id without the kind
+  // ("category--commerce": "commerce")
+  var currentNames = null;
+  function currentName(id) {
+    if (currentNames === null) {
+      var data = document.getElementById("entity-names");
+      try { currentNames = data ? JSON.parse(data.textContent) : {}; } catch (e) { currentNames = {}; }
+    }
+    return Object.prototype.hasOwnProperty.call(currentNames, id) ? currentNames[id] : null;
+  }
   Viewer.prototype.nameOf = function (ids, given) {
     if (given) return given;
     var stage = this.stage;
     return ids.split(",").map(function (id) {
       var title = stage.querySelector('g.node[data-entity-id="' + CSS.escape(id) + '"] title');
-      return title ? title.textContent.split("\n")[0] : id.replace(/^[a-z]+--/, "");
+      return title ? title.textContent.split("\n")[0]
+        : currentName(id) || id.replace(/^[a-z]+--/, "");
     }).join(", ");
   };
 
