@@ -41,21 +41,69 @@ MONTHS = {
     )
 }
 MONTHS.update({name[:3]: number for name, number in list(MONTHS.items())})
+MONTHS["sept"] = 9
 
 
 def _has(text: str, *patterns: str) -> bool:
     return any(re.search(p, text) for p in patterns)
 
 
-def _since(text: str, now: datetime) -> datetime | None:
-    """The start of the period a question asks about, or None."""
+# "in September", "during march 2025", "since May", "in 2025": a month or a year named
+# without a day. A preposition is needed: "may" alone is a verb more often than a month.
+MONTH_OR_YEAR = re.compile(
+    r"\b(in|during|throughout|since|after|from)\s+(?:the\s+month\s+of\s+)?"
+    r"(?:([a-z]{3,9})\b(?:,?\s+(\d{4})\b)?|(\d{4})\b)"
+)
+
+
+def _month_or_year(text: str, now: datetime) -> tuple[datetime, datetime | None] | None:
+    """The period a month or a year stands for: all of it after in, during or throughout
+    (a month without a year is its last one that has begun), from its start on after since,
+    after or from."""
+    for found in MONTH_OR_YEAR.finditer(text):
+        word, name, year, year_alone = found.groups()
+        if year_alone is not None:
+            number = int(year_alone)
+            if not 1 <= number <= 9998:
+                continue
+            start, end = datetime(number, 1, 1, tzinfo=UTC), datetime(number + 1, 1, 1, tzinfo=UTC)
+        elif name in MONTHS:
+            number = int(year) if year else now.year
+            if not 1 <= number <= 9998:
+                continue
+            month = MONTHS[name]
+            start = datetime(number, month, 1, tzinfo=UTC)
+            if year is None and start > now:
+                start = start.replace(year=number - 1)
+            end = datetime(start.year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+        else:
+            continue
+        return (start, None) if word in ("since", "after", "from") else (start, end)
+    return None
+
+
+def _period(text: str, now: datetime) -> tuple[datetime, datetime | None] | None:
+    """The period a question asks about, as its start and its end (None: until now), or
+    None when it names none."""
     match = re.search(r"(?:last|past|previous)\s+(\d+)\s+(day|week|month|hour)s?", text)
     if match:
         count, unit = min(int(match.group(1)), 36500), match.group(2)  # 100 years at most
         days = {"day": 1, "week": 7, "month": 30, "hour": 1 / 24}[unit]
-        return now - timedelta(days=count * days)
+        return now - timedelta(days=count * days), None
     if "this year" in text:
-        return datetime(now.year, 1, 1, tzinfo=UTC)
+        return datetime(now.year, 1, 1, tzinfo=UTC), None
+    start = _since_day(text, now)
+    if start is not None:
+        return start, None
+    named = _month_or_year(text, now)
+    if named is not None:
+        return named
+    start = _since_phrase(text, now)
+    return None if start is None else (start, None)
+
+
+def _since_day(text: str, now: datetime) -> datetime | None:
+    """A day: 2026-09-01, 5 September, Sept 5th 2025."""
     match = re.search(r"(\d{4})-(\d{1,2})-(\d{1,2})", text)
     if match:
         year, month, day = (int(g) for g in match.groups())
@@ -74,7 +122,16 @@ def _since(text: str, now: datetime) -> datetime | None:
                 )
             except ValueError:
                 continue
-            return start if start <= now else start.replace(year=start.year - 1)
+            if start <= now:
+                return start
+            try:
+                return start.replace(year=start.year - 1)
+            except ValueError:  # 29 February, a year on: the year before had none
+                return start.replace(year=start.year - 4)
+    return None
+
+
+def _since_phrase(text: str, now: datetime) -> datetime | None:
     for phrase, days in (
         ("yesterday", 1),
         ("today", 0),
@@ -258,10 +315,11 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
     if _has(text, OUT_OF_SCOPE):
         return _cannot(context)
     if _has(text, r"\b(chang|modif|edit|updat|renam|delet|remov|add|creat|happen|new)\w*"):
-        since = _since(raw, now)
-        if since is not None or _has(text, r"what (has )?changed|what s new|any changes"):
+        period = _period(raw, now)
+        if period is not None or _has(text, r"what (has )?changed|what s new|any changes"):
             service = first["service"].entity_id if first["service"] else None
-            return tools.changes(context, since or now - timedelta(days=7), service)
+            since, until = period or (now - timedelta(days=7), None)
+            return tools.changes(context, since, service, until=until)
     if _has(text, r"\bcycles?\b|\bloops?\b|circular|round trip|feedback"):
         return tools.cycles(context, node_mentions[0].entity_id if node_mentions else None)
     if _has(

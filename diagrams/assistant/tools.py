@@ -445,9 +445,19 @@ def _history_of(context: AssistantContext, service_id: str) -> set[str]:
     return set()
 
 
-def changes(context: AssistantContext, since: datetime, service_id: str | None = None) -> Answer:
-    """What changed since a time, in the whole project or (`service_id`) in one service."""
-    events = [e for e in context.history if e.at >= since]
+def changes(
+    context: AssistantContext,
+    since: datetime,
+    service_id: str | None = None,
+    *,
+    until: datetime | None = None,
+) -> Answer:
+    """What changed since a time (and before `until`, when a question names a month or a
+    year), in the whole project or (`service_id`) in one service."""
+    events = [e for e in context.history if e.at >= since and (until is None or e.at < until)]
+    when = f"since {since:%Y-%m-%d %H:%M} UTC"
+    if until is not None:
+        when = f"from {since:%Y-%m-%d %H:%M} to {until:%Y-%m-%d %H:%M} UTC"
     about = ""
     if service_id is not None:
         ids = _history_of(context, service_id)
@@ -455,12 +465,12 @@ def changes(context: AssistantContext, since: datetime, service_id: str | None =
         about = f" in {_name(context, service_id)}"
     if not events:
         return Answer(
-            f"Nothing changed{about} since {since:%Y-%m-%d %H:%M} UTC.",
+            f"Nothing changed{about} {when}.",
             [service_id] if service_id else [],
         )
     counts = Counter(e.action for e in events)
     lines = [
-        f"Since {since:%Y-%m-%d %H:%M} UTC{about}: "
+        f"{when[0].upper()}{when[1:]}{about}: "
         + ", ".join(f"{n} {action}" for action, n in sorted(counts.items()))
     ]
     for event in events[:15]:

@@ -282,3 +282,47 @@ def test_from_and_to_without_a_path_question_do_not_invent_a_missing_name(shop, 
 def test_an_enormous_period_is_a_century_not_an_error(shop):
     for days in ("3000000", "99999999999"):
         assert ask(shop, f"what changed in the last {days} days?").startswith("Nothing changed")
+
+
+def test_a_month_or_a_year_named_without_a_day_is_that_period():
+    """ "since September" was read as no period at all, and answered the last 7 days."""
+    now = datetime(2026, 11, 20, 12, tzinfo=UTC)
+    history = [  # newest first
+        HistoryEvent(datetime(2026, 11, 19, tzinfo=UTC), "updated", "search", "Search", "a", "s2"),
+        HistoryEvent(datetime(2026, 10, 2, tzinfo=UTC), "renamed", "billing", "Billing", "b", "s1"),
+        HistoryEvent(datetime(2026, 9, 30, tzinfo=UTC), "updated", "search", "Search", "c", "s2"),
+        HistoryEvent(datetime(2026, 9, 1, tzinfo=UTC), "created", "search", "Search", "a", "s2"),
+        HistoryEvent(datetime(2025, 12, 5, tzinfo=UTC), "created", "invoicing", "Inv", "a", "s1"),
+    ]
+    context = architecture_context(
+        {"name": "Shop", "services": [service("Billing"), service("Search")]}, now=now
+    )
+    context.history = history
+    answers = {
+        "what changed in September?": "From 2026-09-01 00:00 to 2026-10-01 00:00 UTC: "
+        "1 created, 1 updated",
+        "What changed since September?": "Since 2026-09-01 00:00 UTC: 1 created, 1 renamed, 2 up",
+        "what changed during december?": "From 2025-12-01 00:00 to 2026-01-01 00:00 UTC: 1 cre",
+        "what changed in sept 2026?": "From 2026-09-01 00:00 to 2026-10-01 00:00 UTC",
+        "what changed in 2025?": "From 2025-01-01 00:00 to 2026-01-01 00:00 UTC: 1 created",
+        "any changes from October?": "Since 2026-10-01 00:00 UTC: 1 renamed, 1 updated",
+        "what changed in March?": "Nothing changed from 2026-03-01 00:00 to 2026-04-01 00:00",
+        "what changed since 5 september?": "Since 2026-09-05 00:00 UTC: 1 renamed, 2 updated",
+    }
+    for question, expected in answers.items():
+        assert ask(context, question).startswith(expected), question
+    # "may" is a month only after a preposition
+    assert ask(context, "what changed in may").startswith("Nothing changed from 2026-05-01")
+    assert ask(context, "may I see what changed?").startswith("Since 2026-11-13 12:00 UTC")
+    # a year no calendar holds is no period
+    assert ask(context, "what changed in 0000?").startswith("Since 2026-11-13 12:00 UTC")
+
+
+def test_the_29th_of_february_a_year_ahead_is_the_last_one(shop):
+    context = architecture_context(
+        {"name": "Shop", "services": [service("Billing")]},
+        now=datetime(2028, 1, 15, tzinfo=UTC),
+    )
+    assert ask(context, "what changed since 29 february?").startswith(
+        "Nothing changed since 2024-02-29 00:00 UTC"
+    )
