@@ -328,3 +328,26 @@ def test_whoever_logs_in_next_in_the_tab_does_not_see_or_send_the_last_conversat
     sent = chat_posts(page)
     ask(page, "who produces orders.placed?", 1)
     assert json.loads(sent[0].post_data).get("history", []) == []
+
+
+def test_while_the_graph_shows_the_past_the_chat_says_its_answers_are_about_now(open_page):
+    """The assistant answers about the project now. At a past moment the panel says so,
+    and a name cited in an answer shows that entity now: at the moment shown Fraud Check
+    did not exist yet, and its chip emptied the graph."""
+    page = open_page()
+    note = page.locator("[data-chat-past]")
+    expect(note).to_be_hidden()
+    slider = page.locator("[data-timeline]")
+    slider.fill("0")  # the first change: only Checkout exists
+    slider.dispatch_event("change")
+    expect(page.locator(".graph-stage g.node")).to_have_count(2)  # Checkout, orders.placed
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("answers are about the project now")
+    ask(page, "who consumes orders placed?", 1)
+    page.locator(".chat-assistant .chip", has_text="Fraud Check").click()
+    expect(page.locator("[data-focus-name]")).to_have_text("Fraud Check")
+    expect(page.locator("[data-timeline-label]")).to_have_text("now")
+    expect(
+        page.locator('.graph-stage g.node[data-entity-id="service--fraud-check"]')
+    ).to_have_count(1)
+    expect(note).to_be_hidden()

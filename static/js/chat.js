@@ -61,6 +61,19 @@
     else log.scrollTop = log.scrollHeight;
   }
 
+  // while the graph shows a past moment, the panel says that its answers are about now
+  var past = panel.querySelector("[data-chat-past]");
+  if (past) {
+    document.addEventListener("archsvc:shown", function (event) {
+      var at = (event.detail && event.detail.at) || "";
+      past.hidden = !at;
+      if (at) {
+        past.textContent = "The graph shows " + at.slice(0, 16).replace("T", " ") +
+          " UTC; answers are about the project now, and a name in one shows it now.";
+      }
+    });
+  }
+
   function graphOutOfView() {
     var stage = viewerRoot && viewerRoot.querySelector("[data-stage]");
     if (!stage) return false;
@@ -76,7 +89,8 @@
     chip.textContent = labelOf(id);
     chip.title = id;
     chip.addEventListener("click", function () {
-      document.dispatchEvent(new CustomEvent("archsvc:focus", { detail: { id: id, name: chip.textContent } }));
+      document.dispatchEvent(new CustomEvent("archsvc:focus", {
+        detail: { id: id, name: chip.textContent, now: true } }));
       // on a phone the graph is above the chat, often off-screen: bring it into view
       if (graphOutOfView()) {
         var smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;

@@ -490,7 +490,11 @@
       var detail = event.detail || {};
       if (!root.querySelector("[data-depth-select]")) return;
       if (!detail.id && !detail.clear) return;
-      viewer.show({ focus: detail.id || "", focusName: detail.name || "" });
+      var change = { focus: detail.id || "", focusName: detail.name || "" };
+      // the chat's answers are about the project now: what it cites is shown now too (at
+      // a past moment it may not exist, and the graph would go empty)
+      if (detail.now && viewer.at) change.at = "";
+      viewer.show(change);
     });
   });
 })();
