@@ -58,6 +58,7 @@ def projects_page(request):
         pinned=pinned,
         archived=archived,
         query=query or None,
+        pinned_first=True,  # what a member pinned is what they look for first
     )
     pages = max(1, -(-total // PAGE_SIZE))
     filters = {

@@ -55,6 +55,7 @@ _PIN_EXISTS = (
 _PROJECT_COLUMNS = f"{select_list('p', _PROJECT_FIELDS)}, {_PIN_EXISTS}"
 _PROJECT_TABLE = f'"{Project._meta.db_table}" p'
 _PROJECT_ORDER = 'ORDER BY p."updated_at" DESC, p."id" ASC LIMIT %s OFFSET %s'
+_PINNED_FIRST_ORDER = f"ORDER BY {_PIN_EXISTS} DESC, {_PROJECT_ORDER[len('ORDER BY ') :]}"
 # Names come from model metadata; every value is a parameter.
 _PROJECT_SQL = (
     f"SELECT {_PROJECT_COLUMNS} FROM {_PROJECT_TABLE} "  # noqa: S608
@@ -169,19 +170,24 @@ def project_list(
     archived: bool | None = None,
     created_by: str | None = None,
     query: str | None = None,
+    pinned_first: bool = False,
 ) -> tuple[list[Project], int]:
-    """A page of projects, most recently updated first, then by id; and the total. One
-    hand-written query (the total rides along as a window count; a page past the end asks
-    for the count alone)."""
+    """A page of projects, most recently updated first, then by id (`pinned_first`: the
+    actor's pinned ones before the others, as the projects page lists them); and the
+    total. One hand-written query (the total rides along as a window count; a page past
+    the end asks for the count alone)."""
     conditions, params = _project_conditions(
         actor_ref=actor.ref, pinned=pinned, archived=archived, created_by=created_by, query=query
     )
     where = " AND ".join(['p."organization_id" = %s', *conditions])
     params = [actor.organization_id, *params]
+    order, order_params = (
+        (_PINNED_FIRST_ORDER, [actor.ref]) if pinned_first else (_PROJECT_ORDER, [])
+    )
     rows = fetch_rows(
         f"SELECT {_PROJECT_COLUMNS}, COUNT(*) OVER () FROM {_PROJECT_TABLE} "  # noqa: S608
-        f"WHERE {where} {_PROJECT_ORDER}",
-        [actor.ref, *params, size, page * size],
+        f"WHERE {where} {order}",
+        [actor.ref, *params, *order_params, size, page * size],
         _PAGE_ROW,
     )
     if not rows:

@@ -279,3 +279,17 @@ def test_the_share_page_after_creating_a_link_reloads_as_itself(browser):
     made = browser.post(f"/projects/{alpha.id}/share/", {"action": "rotate"}).content.decode()
     assert "data-reload-as-get" in made and "/share/" in made
     assert "data-reload-as-get" not in browser.get(f"/projects/{alpha.id}/share/").content.decode()
+
+
+def test_pinned_projects_come_first_on_the_page_not_in_the_api(factory, org, member, browser):
+    """Pinning moved nothing: the pinned project stayed where its last update put it."""
+    for name in ("Alpha", "Beta", "Gamma"):
+        create(browser, name)
+    alpha = Project.objects.get(name="Alpha")  # the least recently updated
+    browser.post(f"/projects/{alpha.id}/pin/", {"next": "/"})
+    page = browser.get("/").content.decode()
+    order = sorted(("Alpha", "Beta", "Gamma"), key=lambda name: page.index(f">{name}<"))
+    assert order == ["Alpha", "Gamma", "Beta"]
+    # the API keeps its order (most recently updated first) for every caller
+    listed = browser.get("/v1/projects").json()["data"]
+    assert [p["name"] for p in listed] == ["Gamma", "Beta", "Alpha"]
