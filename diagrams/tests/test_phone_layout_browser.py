@@ -225,6 +225,19 @@ def test_the_members_table_scrolls_to_its_remove_button_on_a_phone(browser, shop
     context.close()
 
 
+def test_an_api_keys_revoke_button_is_on_a_phones_screen_without_scrolling(browser, shop):
+    """The keys table scrolled sideways to its Revoke button; what does not fit (the
+    permissions, created, expires) is said under the name instead."""
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/settings/api-keys/")
+    expect(page.get_by_role("button", name="Revoke deploy-pipeline")).to_be_in_viewport()
+    expect(page.get_by_text("projects:manage · created ")).to_be_visible()
+    expect(page.get_by_role("columnheader", name="Expires")).to_be_hidden()
+    table = page.locator(".settings-table")
+    assert table.evaluate("e => e.scrollWidth - e.clientWidth") == 0
+    context.close()
+
+
 def test_the_share_link_takes_a_phones_width_so_its_token_shows(browser, shop):
     context, page = member_page(browser, shop, PHONE)
     page.goto(f"{shop['url']}/projects/{shop['project']}/share/")
