@@ -1,7 +1,7 @@
 # archsvc app server: stateless; run as many as you like behind a load balancer, all on one
 # PostgreSQL and one Redis (docs/operations.md).
 FROM python:3.11-slim
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DEBUG=0
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DEBUG=0 STATIC_HASHED=1
 WORKDIR /app
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt

@@ -162,7 +162,17 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
-WHITENOISE_USE_FINDERS = True
+# Hashed names cached for a year, and gzip copies, made by collectstatic (archsvc/static.py)
+STATIC_HASHED = env_bool("STATIC_HASHED", False)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "archsvc.static.HashedStaticStorage"
+        if STATIC_HASHED
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = not STATIC_HASHED  # hashed: only what collectstatic wrote
 WHITENOISE_AUTOREFRESH = DEBUG
 # Without collectstatic (development, tests) files come from the finders; no need to warn.
 warnings.filterwarnings("ignore", message="No directory at")
