@@ -25,7 +25,7 @@ PHONE_EMBED = {"width": 390, "height": 520}
 
 
 def member_page(browser, demo, path: str = "", **options):
-    context = browser.new_context(viewport=LAPTOP, **options)
+    context = browser.new_context(**{"viewport": LAPTOP, **options})
     context.add_cookies(
         [
             {
@@ -894,5 +894,25 @@ def test_a_focus_the_moment_does_not_hold_is_named_as_the_project_names_it(brows
     expect(page.get_by_text("analytics-pipeline", exact=False)).to_have_count(0)
     shown = page.get_by_label("Focus on a category, owner or flow")
     expect(shown.locator("option[data-shown-focus]")).to_have_text("Analytics Pipeline (service)")
+    assert errors == []
+    context.close()
+
+
+def test_on_a_phone_the_moment_is_said_whole_and_the_zoom_buttons_cover_no_graph(browser, demo):
+    """Side by side with the legend, the slider's label was cut ("2026-07-17 10:00 ·…"),
+    and the zoom buttons over a phone's small graph hid its boxes."""
+    context, page, errors = project_page(browser, demo, viewport={"width": 390, "height": 844})
+    slider = page.locator("[data-timeline]")
+    slider.fill("20")
+    slider.dispatch_event("change")
+    label = page.locator("[data-timeline-label]")
+    expect(page.locator("[data-changed-legend]")).to_be_visible()
+    expect(label).to_contain_text(" · ")
+    assert label.evaluate("e => e.scrollWidth <= e.clientWidth")
+    stage = page.locator(".graph-stage").bounding_box()
+    for name in ("Zoom in", "Zoom out", "Fit"):
+        box = page.get_by_role("button", name=name, exact=True).bounding_box()
+        assert box["y"] >= stage["y"] + stage["height"], name  # under the graph
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert errors == []
     context.close()
