@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): requirements.txt | $(BIN)/python
+$(STAMP): requirements.txt requirements-runtime.txt | $(BIN)/python
 	$(BIN)/pip install --disable-pip-version-check -q -r requirements.txt
 	touch $(STAMP)
 
