@@ -6,7 +6,7 @@ path holding a quote or a backslash (`/v1/x\\q`) made a line no JSON reader coul
 import json
 import traceback
 from datetime import UTC, datetime
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from gunicorn.glogging import Logger
 
@@ -32,8 +32,12 @@ class JsonLogger(Logger):
             for name, value in resp.headers:
                 if name.lower() == "x-request-id":
                     request_id = value
-            # the path as sent, its %-escapes read as UTF-8 (the query is left out)
-            path = unquote(environ.get("RAW_URI", "").split("?", 1)[0], errors="replace")
+            # the path as sent, its %-escapes read as UTF-8; no query, and no scheme and host
+            # when the request line gave a whole URL (GET http://host/path)
+            raw = environ.get("RAW_URI", "")
+            if raw[:8].lower().startswith(("http://", "https://")):
+                raw = urlsplit(raw).path
+            path = unquote(raw.split("?", 1)[0], errors="replace")
             entry = {
                 "time": datetime.now(UTC).isoformat(),
                 "level": "INFO",

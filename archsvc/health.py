@@ -52,5 +52,8 @@ class HealthzMiddleware:
 
     def __call__(self, request):
         if request.path_info == "/healthz":
-            return healthz(request)
+            response = healthz(request)
+            response["X-Content-Type-Options"] = "nosniff"
+            response["X-Frame-Options"] = "DENY"
+            return response
         return self.get_response(request)

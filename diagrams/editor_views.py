@@ -27,6 +27,7 @@ from diagrams.selectors import (
     snapshot_diff,
 )
 from diagrams.service_writes import (
+    ServiceChangedMeanwhile,
     service_create,
     service_delete,
     service_name_clash,
@@ -292,7 +293,16 @@ def _clash_message(name: str, clash: str | None) -> str:
     )
 
 
-def _save(request, project, *, snapshot=None):
+def _opened_as(post) -> tuple[str, int] | None:
+    """The (service id, version) the edit form was opened with; None when it does not say
+    (a form older than the check, or a script posting its own fields)."""
+    version = post.get("version", "")
+    if not (version.isascii() and version.isdigit() and len(version) <= 9):
+        return None
+    return post.get("service", ""), int(version)
+
+
+def _save(request, project, *, snapshot=None, expected=None):
     """POST of the form: validate like the API, write, or show the form again with every
     value kept and every error beside its field."""
     actor = page_actor(request)
@@ -314,10 +324,12 @@ def _save(request, project, *, snapshot=None):
             saved = service_create(actor=actor, project_id=project.id, data=data)
         else:
             saved = service_update(
-                actor=actor, project_id=project.id, slug=snapshot.slug, data=data
+                actor=actor, project_id=project.id, slug=snapshot.slug, data=data, expected=expected
             )
     except ProjectNotFound:
         raise _NotFound() from None
+    except ServiceChangedMeanwhile as changed:  # between the page's check and the write
+        return _changed_meanwhile(request, project, changed.current, expected=expected)
     except ApiError as error:
         if error.code == "service_name_conflict":
             name = data["name"]
@@ -392,10 +404,10 @@ def service_edit(request, project_id: str, slug: str):
         project = project_get(actor=actor, project_id=project_id)
         snapshot = service_at(project=project, slug=slug)
         if request.method == "POST":
-            opened = request.POST.get("version", "")
-            if opened.isdigit() and int(opened) != snapshot.version:
-                return _changed_meanwhile(request, project, snapshot)
-            return _save(request, project, snapshot=snapshot)
+            expected = _opened_as(request.POST)
+            if expected is not None and expected != (str(snapshot.service_id), snapshot.version):
+                return _changed_meanwhile(request, project, snapshot, expected=expected)
+            return _save(request, project, snapshot=snapshot, expected=expected)
     except ServiceNotFound:
         renamed = service_renamed_from(project=project, slug=slug)
         if request.method == "POST":
@@ -410,7 +422,7 @@ def service_edit(request, project_id: str, slug: str):
     )
 
 
-def _changed_meanwhile(request, project, current, *, slug: str | None = None):
+def _changed_meanwhile(request, project, current, *, slug: str | None = None, expected=None):
     """A save of a form opened before someone else's change to the service (two tabs, two
     colleagues): nothing is written, and the form comes back with what was typed and what
     happened, so the second save does not silently undo the first. Saving again writes
@@ -421,19 +433,24 @@ def _changed_meanwhile(request, project, current, *, slug: str | None = None):
         deletion = service_deleted_as(project=project, slug=slug)
         if deletion is None:
             return _not_found(request)
-        when = (
-            f" by {deletion.actor} at {deletion.valid_from:%Y-%m-%d %H:%M} UTC" if deletion else ""
-        )
+        when = f" by {deletion.actor} at {deletion.valid_from:%Y-%m-%d %H:%M} UTC"
         errors = {"form": [
             f"This service was deleted{when} while you were editing it. "
             "Add service adds it again with what you typed."
         ]}  # fmt: skip
         return _form_page(request, project, form=form, errors=errors, status=409, conflict=True)
-    renamed = f" (and renamed it “{current.name}”)" if slug and slug != current.slug else ""
+    when = f"{current.valid_from:%Y-%m-%d %H:%M} UTC"
+    if expected is not None and expected[0] != str(current.service_id):
+        happened = (
+            f"The service you opened was deleted, and {current.actor} added another one "
+            f"named “{current.name}” at {when}."
+        )
+    else:
+        renamed = f" (and renamed it “{current.name}”)" if slug and slug != current.slug else ""
+        happened = f"{current.actor} changed this service at {when}, after you opened it{renamed}."
     errors = {"form": [
-        f"{current.actor} changed this service at {current.valid_from:%Y-%m-%d %H:%M} UTC, "
-        f"after you opened it{renamed}. Compare with the service as it "
-        "is now (its history shows the change), then Save changes again to keep what you typed."
+        f"{happened} Compare with the service as it is now (its history shows the change), "
+        "then Save changes again to keep what you typed."
     ]}  # fmt: skip
     return _form_page(
         request, project, form=form, errors=errors, snapshot=current, status=409, conflict=True

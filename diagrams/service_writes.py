@@ -192,12 +192,34 @@ def _current_locked(*, project: Project, slug: str) -> ServiceSnapshot:
     return current
 
 
+class ServiceChangedMeanwhile(Conflict):
+    """The service is not the one, or not at the version, the caller last saw."""
+
+    message = "The service changed since it was read; read it again, then retry."
+
+    def __init__(self, current: ServiceSnapshot):
+        super().__init__(self.message)
+        self.current = current
+
+
 @_conflicts_become_409
 @transaction.atomic
-def service_update(*, actor: Actor, project_id: str, slug: str, data: dict) -> ServiceSnapshot:
-    """Partial update: a new current snapshot; a new name moves the slug (`renamed`)."""
+def service_update(
+    *,
+    actor: Actor,
+    project_id: str,
+    slug: str,
+    data: dict,
+    expected: tuple[str, int] | None = None,
+) -> ServiceSnapshot:
+    """Partial update: a new current snapshot; a new name moves the slug (`renamed`).
+    `expected`: the (service id, version) the caller's form showed; another service now
+    at the slug, or another version of it, is ServiceChangedMeanwhile, checked under the
+    row lock that the write takes (the service editor's two tabs)."""
     project = _project_locked(actor=actor, project_id=project_id)
     current = _current_locked(project=project, slug=slug)
+    if expected is not None and expected != (str(current.service_id), current.version):
+        raise ServiceChangedMeanwhile(current)
     fields = _fields(data, base=_stored(current))
     new_slug = service_slug(fields["name"])
     if new_slug != current.slug and _slug_taken(

@@ -4,6 +4,7 @@ echoed in X-Request-Id."""
 
 import json
 import logging
+import socket
 
 import pytest
 from django.test import Client
@@ -11,6 +12,13 @@ from django.test import Client
 from archsvc.middleware import RequestIdFilter
 from archsvc.tests.servers import AppServer
 from conftest import requires_postgres
+
+
+def _request_line(port: int, line: str) -> bytes:
+    """A raw request, as urllib would not send it: its answer's first bytes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(f"{line}\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+        return conn.recv(64)
 
 
 class Kept(logging.Handler):
@@ -56,6 +64,7 @@ def test_every_line_gunicorn_and_the_app_write_is_one_json_object(factory):
         # a path with a backslash, a quote and a non-ASCII letter; one that is refused
         odd = server.request("GET", "/v1/x%5Cq%22caf%C3%A9", token)
         refused = server.request("GET", "/v1/limits")
+        whole_url = _request_line(server.port, "GET http://elsewhere.example/v1/p?q=1 HTTP/1.1")
         served = server.request("GET", "/v1/limits", token)
         log = server.log_text()
     lines = [json.loads(line) for line in log.splitlines() if line.strip()]
@@ -69,3 +78,6 @@ def test_every_line_gunicorn_and_the_app_write_is_one_json_object(factory):
     unauthorized = [line for line in lines if line.get("message") == "Unauthorized: /v1/limits"]
     assert [line["request_id"] for line in unauthorized] == [refused[1]["X-Request-Id"]]
     assert any(line["message"].startswith("Booting worker") for line in lines)
+    # a request line with a whole URL is logged by its path, without the host it named
+    assert whole_url.startswith(b"HTTP/1.1 ")
+    assert "/v1/p" in access and not any("elsewhere" in path for path in access)

@@ -2,6 +2,7 @@
 (fuzzily), works out what is asked from its words, and answers with the tools. A follow-up
 without a name ("and who consumes it?") is about the entity the conversation was on."""
 
+import calendar
 import re
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -56,20 +57,34 @@ MONTH_OR_YEAR = re.compile(
 )
 
 
+# "since 2025-09": a month written as numbers, after the same words
+NUMERIC_MONTH = re.compile(
+    r"\b(in|during|throughout|since|after|from)\s+(\d{4})-(\d{1,2})\b(?!-\d)"
+)
+# the years a question about an architecture's history can mean ("in 1000 ms" is no year)
+YEARS = range(1970, 3000)
+
+
 def _month_or_year(text: str, now: datetime) -> tuple[datetime, datetime | None] | None:
     """The period a month or a year stands for: all of it after in, during or throughout
     (a month without a year is its last one that has begun), from its start on after since,
     after or from."""
+    for found in NUMERIC_MONTH.finditer(text):
+        word, year, month = found.group(1), int(found.group(2)), int(found.group(3))
+        if year in YEARS and 1 <= month <= 12:
+            start = datetime(year, month, 1, tzinfo=UTC)
+            end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+            return (start, None) if word in ("since", "after", "from") else (start, end)
     for found in MONTH_OR_YEAR.finditer(text):
         word, name, year, year_alone = found.groups()
         if year_alone is not None:
             number = int(year_alone)
-            if not 1 <= number <= 9998:
+            if number not in YEARS:
                 continue
             start, end = datetime(number, 1, 1, tzinfo=UTC), datetime(number + 1, 1, 1, tzinfo=UTC)
         elif name in MONTHS:
             number = int(year) if year else now.year
-            if not 1 <= number <= 9998:
+            if number not in YEARS:
                 continue
             month = MONTHS[name]
             start = datetime(number, month, 1, tzinfo=UTC)
@@ -124,10 +139,10 @@ def _since_day(text: str, now: datetime) -> datetime | None:
                 continue
             if start <= now:
                 return start
-            try:
-                return start.replace(year=start.year - 1)
-            except ValueError:  # 29 February, a year on: the year before had none
-                return start.replace(year=start.year - 4)
+            year = start.year - 1
+            while start.month == 2 and start.day == 29 and not calendar.isleap(year):
+                year -= 1  # 29 February a year on: the last year that had one (not 2100)
+            return start.replace(year=year)
     return None
 
 

@@ -314,8 +314,12 @@ def test_a_month_or_a_year_named_without_a_day_is_that_period():
     # "may" is a month only after a preposition
     assert ask(context, "what changed in may").startswith("Nothing changed from 2026-05-01")
     assert ask(context, "may I see what changed?").startswith("Since 2026-11-13 12:00 UTC")
-    # a year no calendar holds is no period
-    assert ask(context, "what changed in 0000?").startswith("Since 2026-11-13 12:00 UTC")
+    # a year no calendar holds, or no year at all, is no period
+    for question in ("what changed in 0000?", "what changed in 1000 ms?"):
+        assert ask(context, question).startswith("Since 2026-11-13 12:00 UTC"), question
+    # a month written as numbers
+    assert ask(context, "what changed since 2026-09?").startswith("Since 2026-09-01 00:00 UTC")
+    assert ask(context, "what changed in 2026-10?").startswith("From 2026-10-01 00:00 to 2026-11")
 
 
 def test_the_29th_of_february_a_year_ahead_is_the_last_one(shop):
@@ -325,4 +329,8 @@ def test_the_29th_of_february_a_year_ahead_is_the_last_one(shop):
     )
     assert ask(context, "what changed since 29 february?").startswith(
         "Nothing changed since 2024-02-29 00:00 UTC"
+    )
+    # a year on, past a century year that has none (2100): the last one there was
+    assert ask(context, "what changed since 29 February 2104?").startswith(
+        "Nothing changed since 2096-02-29 00:00 UTC"
     )

@@ -257,11 +257,18 @@ def test_the_old_edit_address_of_a_renamed_service_leads_to_it(browser, api, pro
     assert browser.get(f"/projects/{project}/services/checkout/edit/").status_code == 404
 
 
+def opened_as(html: str) -> dict:
+    """The hidden fields saying which service, at which version, a form shows."""
+    return {
+        "service": re.search(r'name="service" value="([^"]+)"', html).group(1),
+        "version": re.search(r'name="version" value="(\d+)"', html).group(1),
+    }
+
+
 def opened_form(browser, project, slug: str) -> dict:
-    """The edit form as the page gives it, hidden version included."""
+    """The edit form as the page gives it, hidden fields included."""
     html = browser.get(f"/projects/{project}/services/{slug}/edit/").content.decode()
-    version = re.search(r'name="version" value="(\d+)"', html).group(1)
-    return form_data(name="Checkout", version=version)
+    return form_data(name="Checkout", **opened_as(html))
 
 
 def test_a_save_after_a_colleagues_change_keeps_both_and_says_so(browser, api, project):
@@ -281,7 +288,7 @@ def test_a_save_after_a_colleagues_change_keeps_both_and_says_so(browser, api, p
     owner = api.get(f"/v1/projects/{project}/services/checkout").json()["owner"]
     assert owner == "team-b"
     # the form now carries the version it was shown with: saving again writes over it
-    again = {**stale, "version": re.search(r'name="version" value="(\d+)"', html).group(1)}
+    again = {**stale, **opened_as(html)}
     assert browser.post(url, again).status_code == 302
     assert api.get(f"/v1/projects/{project}/services/checkout").json()["owner"] == "team-shop"
 
@@ -306,6 +313,55 @@ def test_a_save_after_a_rename_or_a_deletion_keeps_what_was_typed(browser, api, 
     assert f'action="/projects/{project}/services/new/"' in html
     # an address that never held a service is still a plain 404
     assert browser.post(f"/projects/{project}/services/nobody/edit/", stale).status_code == 404
+
+
+def test_a_stale_form_does_not_overwrite_a_new_service_of_the_same_name(browser, api, project):
+    """Deleted and added again meanwhile: the new Checkout starts again at version 1, like
+    the form's; the form also says which service it showed."""
+    new_service(api, project, {"name": "Checkout"})
+    stale = opened_form(browser, project, "checkout")
+    api.delete(f"/v1/projects/{project}/services/checkout")
+    new_service(api, project, {"name": "Checkout", "owner": "team-new"})
+    response = browser.post(f"/projects/{project}/services/checkout/edit/", stale)
+    assert response.status_code == 409
+    assert "The service you opened was deleted, and" in response.content.decode()
+    assert api.get(f"/v1/projects/{project}/services/checkout").json()["owner"] == "team-new"
+
+
+@pytest.mark.parametrize("version", ["²", "9" * 5000, "-1", "x", ""])
+def test_a_version_that_is_no_number_is_no_check(browser, api, project, version):
+    """What only a hand-made post sends: saved as a form without the field, never a 500."""
+    new_service(api, project, {"name": "Checkout"})
+    url = f"/projects/{project}/services/checkout/edit/"
+    assert browser.post(url, form_data(version=version)).status_code == 302
+
+
+def test_the_write_itself_refuses_a_version_it_no_longer_holds(api, org, factory, project):
+    """The check is made again under the row lock the write takes: a save landing between
+    the page's check and the write is refused, not written over."""
+    from accounts.actors import actor_for_membership
+    from diagrams.service_writes import ServiceChangedMeanwhile, service_update
+
+    created = new_service(api, project, {"name": "Checkout", "owner": "team-a"})
+    actor = actor_for_membership(factory.member(org, role="admin"))
+    raw = api.get(f"/v1/projects/{project}/services/checkout/raw").json()
+    assert created["name"] == "Checkout" and raw["version"] == 1
+    opened = (raw["serviceId"], 1)
+    service_update(actor=actor, project_id=project, slug="checkout", data={"owner": "team-b"})
+    with pytest.raises(ServiceChangedMeanwhile) as refused:
+        service_update(
+            actor=actor, project_id=project, slug="checkout", data={"owner": "x"}, expected=opened
+        )
+    assert refused.value.current.version == 2
+    assert api.get(f"/v1/projects/{project}/services/checkout").json()["owner"] == "team-b"
+    saved = service_update(
+        actor=actor,
+        project_id=project,
+        slug="checkout",
+        data={"owner": "team-c"},
+        expected=(raw["serviceId"], 2),
+    )
+    assert saved.version == 3
 
 
 def test_edit_of_a_missing_service_is_404(browser, project):
