@@ -6,6 +6,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.middleware import page_actor
@@ -127,8 +128,11 @@ def _project_form_errors(serializer_class, form: dict) -> dict[str, str]:
 
 
 def _back(request) -> str:
+    """Where the form came from, if it is a path of this site (`/\\evil.example` is
+    another site to a browser, as `//evil.example` is)."""
     target = request.POST.get("next", "/")
-    return target if target.startswith("/") and not target.startswith("//") else "/"
+    safe = url_has_allowed_host_and_scheme(target, allowed_hosts=None) and target.startswith("/")
+    return target if safe else "/"
 
 
 @require_POST

@@ -293,3 +293,15 @@ def test_pinned_projects_come_first_on_the_page_not_in_the_api(factory, org, mem
     # the API keeps its order (most recently updated first) for every caller
     listed = browser.get("/v1/projects").json()["data"]
     assert [p["name"] for p in listed] == ["Gamma", "Beta", "Alpha"]
+
+
+@pytest.mark.parametrize(
+    "elsewhere", ["//evil.example/", "/\\evil.example/", "https://evil.example/"]
+)
+def test_an_action_goes_back_only_to_a_page_of_this_site(browser, elsewhere):
+    create(browser, "Alpha")
+    alpha = Project.objects.get(name="Alpha")
+    response = browser.post(f"/projects/{alpha.id}/pin/", {"next": elsewhere})
+    assert response.status_code == 302 and response["Location"] == "/"
+    back = browser.post(f"/projects/{alpha.id}/unpin/", {"next": "/?archived=all"})
+    assert back["Location"] == "/?archived=all"
