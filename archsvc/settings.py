@@ -314,7 +314,10 @@ SPECTACULAR_SETTINGS = {
     "Errors are one JSON shape (`status`, `code`, `message`, and `violations` naming each "
     "bad field); a 429 says when to retry in `Retry-After`. Every response says where "
     "the caller's budget stands in `RateLimit-Limit`, `RateLimit-Remaining` and "
-    "`RateLimit-Reset` (seconds); reads and writes have separate budgets.\n\n"
+    "`RateLimit-Reset` (seconds); reads, writes and questions to the assistant have "
+    f"separate budgets (on this server {RATE_LIMIT_READ}, {RATE_LIMIT_WRITE} and "
+    f"{RATE_LIMIT_AI} per caller: `/m` is a minute). Waiting `Retry-After` (or "
+    "`RateLimit-Reset`) seconds is enough.\n\n"
     "[← Back to archsvc](/)",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
@@ -362,6 +365,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "archsvc.api.schema.add_common_responses",
         "archsvc.api.schema.spec_path_parameters",
+        "archsvc.api.schema.request_bodies",
     ],
     "ENUM_NAME_OVERRIDES": {
         "ActorType": "diagrams.models.projects.ACTOR_TYPES",

@@ -38,18 +38,22 @@ def rate_limit_hit(request: HttpRequest, *, group: str, key: str, rate: str) -> 
         return None
     if usage is None:
         return None
+    # django-ratelimit's window W holds the whole second W: it frees at W + 1, while its
+    # time_left is W - int(now), up to a second short. A client that waited exactly that
+    # long met another 429 (a script's review).
+    frees_in = usage["time_left"] + 1
     if usage["limit"] > 0:  # 0: the cache could not count (django-ratelimit fails closed)
         # Said on the response (RateLimitHeadersMiddleware), so a script can pace itself.
         # Set on Django's request under DRF's wrapper: the middleware sees that one.
         getattr(request, "_request", request).rate_limit_state = (
             usage["limit"],
             max(0, usage["limit"] - usage["count"]),
-            max(1, usage["time_left"]),
+            frees_in,
             _split_rate(rate)[1],
         )
     if not usage["should_limit"]:
         return None
-    return max(1, usage["time_left"])
+    return frees_in
 
 
 def actor_key(request) -> str:

@@ -282,3 +282,65 @@ NOT_MODIFIED = {
         "ETag header repeats it)"
     )
 }
+
+
+# The bounds the views enforce on their integer query parameters (archsvc/api/params.py).
+PARAMETER_BOUNDS = {
+    "page": {"minimum": 0, "maximum": 10_000_000},
+    "size": {"minimum": 1, "maximum": 100},
+    "depth": {"minimum": 0, "maximum": 5},
+}
+# drf-spectacular's names for request bodies, as a generated client would read them:
+# "Patched..." says PATCH (a PATCH is 405), and "...RequestRequest" says it twice.
+COMPONENT_NAMES = {
+    "PatchedServiceUpdateRequest": "ServiceUpdateRequest",
+    "AiChatRequestRequest": "AiChatRequest",
+}
+
+
+def request_bodies(result, generator, request, public):
+    """Postprocessing hook, what a client generated from the schema sends:
+    - bodies are JSON (`application/json`; the views read any content type as JSON, which
+      drf-spectacular wrote as `*/*`);
+    - a PUT's body is required (the spec: "ProjectUpdate (required body)", "ServiceUpdate
+      (required body)"; without one the answer is a 400), though each of its fields is
+      optional;
+    - page, size and depth say their bounds, which the views enforce with a 400;
+    - request components have the names in COMPONENT_NAMES."""
+    for path_item in result.get("paths", {}).values():
+        for method, operation in path_item.items():
+            if not isinstance(operation, dict):
+                continue
+            body = operation.get("requestBody")
+            if body is not None:
+                content = body.get("content", {})
+                if "*/*" in content:
+                    body["content"] = {"application/json": content.pop("*/*"), **content}
+                if method == "put":
+                    body["required"] = True
+            for parameter in operation.get("parameters", []):
+                bounds = PARAMETER_BOUNDS.get(parameter.get("name"))
+                if parameter.get("in") == "query" and bounds:
+                    parameter.setdefault("schema", {}).update(bounds)
+    schemas = result.get("components", {}).get("schemas", {})
+    renames = {old: new for old, new in COMPONENT_NAMES.items() if old in schemas}
+    for old, new in renames.items():
+        schemas[new] = schemas.pop(old)
+    if renames:
+        refs = {
+            f"#/components/schemas/{old}": f"#/components/schemas/{new}"
+            for old, new in renames.items()
+        }
+        _rename_refs(result, refs)
+    return result
+
+
+def _rename_refs(node, refs: dict) -> None:
+    if isinstance(node, dict):
+        if node.get("$ref") in refs:
+            node["$ref"] = refs[node["$ref"]]
+        for value in node.values():
+            _rename_refs(value, refs)
+    elif isinstance(node, list):
+        for value in node:
+            _rename_refs(value, refs)

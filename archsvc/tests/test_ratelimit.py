@@ -155,6 +155,27 @@ def test_every_response_says_where_the_budget_stands(factory, org, settings):
     assert budget(missing)[1] == 0
 
 
+def test_waiting_what_the_429_says_is_enough(factory, org, settings):
+    """A script that sleeps Retry-After (or RateLimit-Reset) seconds is let through: both
+    were up to a second short, and the retry met another 429."""
+    import time
+
+    settings.RATE_LIMIT_READ = "1/4s"
+    client = factory.key_client(org)
+    assert client.get("/v1/limits").status_code == 200
+    for _ in range(8):  # until a wait of 2 s or more was tried (where a short one shows)
+        refused = client.get("/v1/limits")
+        assert_rate_limited(refused)
+        assert refused["RateLimit-Reset"] == refused["Retry-After"]
+        wait = int(refused["Retry-After"])
+        time.sleep(wait)
+        assert client.get("/v1/limits").status_code == 200, f"after {wait} s"
+        if wait >= 2:
+            break
+    else:
+        raise AssertionError("no wait of 2 s or more in 8 tries")
+
+
 def test_refused_credentials_say_where_the_address_budget_stands(settings):
     settings.RATE_LIMIT_READ = "4/h"
     response = Client(REMOTE_ADDR="10.1.2.3").get("/v1/limits")

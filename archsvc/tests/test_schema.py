@@ -140,3 +140,30 @@ def test_graph_responses_match_the_schema(api):
         assert query.startswith("?at=") or {"service", "messaging"} <= {
             node["type"] for node in body["nodes"]
         }
+
+
+def test_request_bodies_and_bounds_are_what_a_generated_client_needs(db):
+    """JSON bodies (not `*/*`), a PUT's body required as the spec says, the bounds the
+    views enforce on page, size and depth, and request names that do not say PATCH."""
+    schema = json.loads(Client().get("/v1/schema", HTTP_ACCEPT="application/json").content)
+    for path, path_item in schema["paths"].items():
+        for method, operation in path_item.items():
+            body = operation.get("requestBody")
+            if body is None:
+                continue
+            assert list(body["content"]) == ["application/json"], (method, path)
+            if method == "put":
+                assert body["required"] is True, path
+    parameters = {
+        p["name"]: p["schema"]
+        for p in schema["paths"]["/v1/projects/{projectId}/history"]["get"]["parameters"]
+    }
+    assert (parameters["size"]["minimum"], parameters["size"]["maximum"]) == (1, 100)
+    assert parameters["page"]["minimum"] == 0
+    graph = schema["paths"]["/v1/projects/{projectId}/graph"]["get"]["parameters"]
+    depth = next(p["schema"] for p in graph if p["name"] == "depth")
+    assert (depth["minimum"], depth["maximum"]) == (0, 5)
+    names = set(schema["components"]["schemas"])
+    assert {"ServiceUpdateRequest", "AiChatRequest"} <= names
+    assert not {n for n in names if n.startswith("Patched") or n.endswith("RequestRequest")}
+    assert "#/components/schemas/PatchedServiceUpdateRequest" not in json.dumps(schema)

@@ -259,8 +259,8 @@ class HistoryView(ProjectAPIView):
         tags=["history"],
         parameters=[
             PROJECT_ID,
-            OpenApiParameter("page", int, default=0),
-            OpenApiParameter("size", int, default=50),
+            OpenApiParameter("page", int, description="0-based page", default=0),
+            OpenApiParameter("size", int, description="1 to 100 events", default=50),
         ],
         responses={200: ProjectHistorySerializer, **error_responses(400, 404)},
     )
