@@ -22,6 +22,7 @@ from archsvc.api.errors import (
     ServiceUnavailable,
     SubscriptionNotFound,
 )
+from archsvc.api.params import iso
 from billing.models import AiCredits, Subscription, WebhookEvent
 from billing.providers import ProviderError, provider_get
 from billing.providers.local import period_end_from
@@ -89,8 +90,11 @@ def ai_credits_spend(*, organization: Organization, amount: int = 1) -> int:
     taken = AiCredits.objects.filter(pk=row.pk, remaining__gte=amount).update(
         remaining=F("remaining") - amount
     )
-    if not taken:
-        raise InsufficientAiCredits()
+    if not taken:  # says when they come back, as GET /v1/billing/ai-credits would
+        raise InsufficientAiCredits(
+            details=f"They refill to the plan's amount at {iso(row.resets_at)} "
+            "(GET /v1/billing/ai-credits); a bigger plan has more."
+        )
     return AiCredits.objects.values_list("remaining", flat=True).get(pk=row.pk)
 
 
@@ -170,7 +174,9 @@ def billing_manager_required(*, actor: Actor) -> None:
         raise Forbidden("Managing billing needs an admin, or an API key with billing:manage.")
 
 
-def _subscription_for_billing(actor: Actor) -> Subscription:
+def subscription_for_billing(actor: Actor) -> Subscription:
+    """The organization's subscription for a billing manager: 403 for anyone else, then 404
+    without one (both before a body is read: the order a caller can act on)."""
     billing_manager_required(actor=actor)
     subscription = organization_subscription(actor.organization)
     if subscription is None:
@@ -180,7 +186,7 @@ def _subscription_for_billing(actor: Actor) -> Subscription:
 
 def subscription_switch_cycle(*, actor: Actor, cycle: str) -> Subscription:
     """Tell the provider, then record what it says; the same cycle changes nothing."""
-    subscription = _subscription_for_billing(actor)
+    subscription = subscription_for_billing(actor)
     if cycle not in CYCLES:
         raise InvalidBillingCycle()
     if subscription.status == Subscription.STATUS_CANCELED:
@@ -206,7 +212,7 @@ def subscription_switch_cycle(*, actor: Actor, cycle: str) -> Subscription:
 
 def portal_session_url(*, actor: Actor, base_url: str) -> str:
     """A URL of the provider's customer portal for the organization's customer."""
-    subscription = _subscription_for_billing(actor)
+    subscription = subscription_for_billing(actor)
     if not subscription.provider_customer_id:
         raise CustomerNotFound()
     try:

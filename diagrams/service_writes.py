@@ -78,15 +78,6 @@ def _after(previous: datetime) -> datetime:
     return now if now > previous else previous + timedelta(microseconds=1)
 
 
-def _slug_taken(*, project: Project, slug: str, service_id=None) -> bool:
-    live = ServiceSnapshot.objects.filter(
-        project=project, slug=slug, valid_until__isnull=True, deleted=False
-    )
-    if service_id is not None:
-        live = live.exclude(service_id=service_id)
-    return live.exists()
-
-
 def service_name_clash(*, project: Project, name: str, service_id=None) -> str | None:
     """The name of the live service a write naming a service `name` would clash with (409
     `service_name_conflict`), or None: the editor says so alongside the other errors of a
@@ -98,6 +89,22 @@ def service_name_clash(*, project: Project, name: str, service_id=None) -> str |
         .exclude(service_id=service_id)
         .values_list("name", flat=True)
         .first()
+    )
+
+
+def _name_conflict(name: str, clash: str) -> ServiceNameConflict:
+    """409 naming the service that has the slug: a script learns where to PUT instead, and
+    "Cart!" learns that it clashes with "Cart"."""
+    slug = service_slug(name)
+    shown = name.encode("utf-8", "replace").decode("utf-8")[:100]
+    if clash == name:
+        return ServiceNameConflict(
+            f"A service named '{shown}' exists in this project, at the slug '{slug}' "
+            f"(PUT .../services/{slug} changes it)."
+        )
+    return ServiceNameConflict(
+        f"The name '{shown}' makes the slug '{slug}', which the service '{clash}' has; "
+        "choose a more different name."
     )
 
 
@@ -161,8 +168,9 @@ def service_create(*, actor: Actor, project_id: str, data: dict) -> ServiceSnaps
     project has the same slug."""
     project = _project_locked(actor=actor, project_id=project_id)
     fields = _fields(data)
-    if _slug_taken(project=project, slug=service_slug(fields["name"])):
-        raise ServiceNameConflict()
+    clash = service_name_clash(project=project, name=fields["name"])
+    if clash is not None:
+        raise _name_conflict(fields["name"], clash)
     now = timezone.now()
     service = Service.objects.create(
         project=project, created_by=actor.name, created_by_type=actor.type, created_at=now
@@ -222,10 +230,12 @@ def service_update(
         raise ServiceChangedMeanwhile(current)
     fields = _fields(data, base=_stored(current))
     new_slug = service_slug(fields["name"])
-    if new_slug != current.slug and _slug_taken(
-        project=project, slug=new_slug, service_id=current.service_id
-    ):
-        raise ServiceNameConflict()
+    if new_slug != current.slug:
+        clash = service_name_clash(
+            project=project, name=fields["name"], service_id=current.service_id
+        )
+        if clash is not None:
+            raise _name_conflict(fields["name"], clash)
     action = (
         ServiceSnapshot.ACTION_RENAMED
         if fields["name"] != current.name

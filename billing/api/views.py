@@ -41,7 +41,7 @@ class SwitchCycleView(APIView):
         responses={200: SubscriptionSerializer, **error_responses(400, 403, 404)},
     )
     def post(self, request):
-        services.billing_manager_required(actor=request.user)  # 403 before 400
+        services.subscription_for_billing(actor=request.user)  # 403, then 404, before 400
         body = read_body(request, SubscriptionSwitchCycleSerializer)
         subscription = services.subscription_switch_cycle(
             actor=request.user, cycle=body["billingCycle"]

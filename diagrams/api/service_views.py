@@ -228,7 +228,11 @@ class ServiceRawView(ProjectAPIView):
     )
     def get(self, request, project_id, slug):
         project = self.project(request, project_id)
-        snapshot = selectors.service_at(project=project, slug=slug, at=query_at(request))
+        at = query_at(request)
+        try:
+            snapshot = selectors.service_at(project=project, slug=slug, at=at)
+        except ServiceNotFound:
+            raise _missing(project, slug, at) from None  # as GET of the service says it
         return Response(service_raw_json(snapshot))
 
 

@@ -113,6 +113,9 @@ def test_no_credits_left_is_402_and_nothing_spent(api, org, project):
     response = chat(api, project, "summary")
     assert response.status_code == 402
     assert response.json()["code"] == "insufficient_ai_credits"
+    # when they come back, as GET /v1/billing/ai-credits says it
+    resets = api.get("/v1/billing/ai-credits").json()["resetsAt"]
+    assert response.json()["details"].startswith(f"They refill to the plan's amount at {resets}")
     assert credits(api) == 0
 
 

@@ -298,9 +298,16 @@ def test_create_with_malformed_json_is_bad_request(api, raw):
     assert limits(api)["currentProjects"] == 0
 
 
-@pytest.mark.parametrize("raw", ["[]", "null", '"text"', "42"])
-def test_create_with_a_non_object_body_is_a_violation_on_body(api, raw):
-    assert_validation(api.post("/v1/projects", raw, content_type=JSON), ["body"])
+@pytest.mark.parametrize(
+    "raw, kind",
+    [("[]", "an array"), ("null", "null"), ('"text"', "a string"), ("42", "a number")],
+)
+def test_create_with_a_non_object_body_is_a_violation_on_body(api, raw, kind):
+    response = api.post("/v1/projects", raw, content_type=JSON)
+    assert_validation(response, ["body"])
+    # in JSON's words, not Python's ("Expected a dictionary, but got list.")
+    message = response.json()["violations"][0]["message"]
+    assert message == f"A JSON object is required, not {kind}."
     assert limits(api)["currentProjects"] == 0
 
 

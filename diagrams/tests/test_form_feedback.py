@@ -278,8 +278,10 @@ def test_an_old_slug_says_what_became_of_the_service(api, project):
     base = f"/v1/projects/{project}/services"
     new_service(api, project, {"name": "Shipping"})
     api.put(f"{base}/shipping", {"name": "Shipping Gateway"}, content_type="application/json")
-    for method in ("get", "put", "delete"):
-        response = getattr(api, method)(f"{base}/shipping", {}, content_type="application/json")
+    for method, path in (("get", ""), ("put", ""), ("delete", ""), ("get", "/raw")):
+        response = getattr(api, method)(
+            f"{base}/shipping{path}", {}, content_type="application/json"
+        )
         assert response.status_code == 404
         assert response.json()["code"] == "service_not_found"
         assert response.json()["message"] == (
@@ -295,8 +297,9 @@ def test_an_old_slug_says_what_became_of_the_service(api, project):
         "code": "service_not_found",
         "message": "No service 'never-was' in this project.",
     }
-    past = api.get(f"{base}/never-was?at=2001-01-01T00:00:00Z").json()["message"]
-    assert past == "No service 'never-was' in this project at that time."
+    for path in ("", "/raw"):
+        past = api.get(f"{base}/never-was{path}?at=2001-01-01T00:00:00Z").json()["message"]
+        assert past == "No service 'never-was' in this project at that time."
 
 
 def test_a_missing_project_is_named_back(api, factory):
@@ -309,3 +312,25 @@ def test_a_missing_project_is_named_back(api, factory):
     theirs = new_project(factory.key_client(factory.org("globex"), "ci"), "Theirs")
     other = api.get(f"/v1/projects/{theirs}").json()["message"]
     assert other == f"No project '{theirs}' in this organization (GET /v1/projects lists the ids)."
+
+
+def test_a_taken_name_says_which_service_has_it(api, project):
+    """A script learns where to PUT instead, and "Cart!" that it clashes with "Cart": the
+    409 said only "A service with this name exists." """
+    base = f"/v1/projects/{project}/services"
+    new_service(api, project, {"name": "Cart"})
+    new_service(api, project, {"name": "Cart API"})
+    same = api.post(base, {"name": "Cart"}, content_type="application/json")
+    assert same.status_code == 409 and same.json()["code"] == "service_name_conflict"
+    assert same.json()["message"] == (
+        "A service named 'Cart' exists in this project, at the slug 'cart' "
+        "(PUT .../services/cart changes it)."
+    )
+    close = api.post(base, {"name": "Cart!"}, content_type="application/json")
+    assert close.json()["message"] == (
+        "The name 'Cart!' makes the slug 'cart', which the service 'Cart' has; "
+        "choose a more different name."
+    )
+    renamed = api.put(f"{base}/cart-api", {"name": "cart"}, content_type="application/json")
+    assert renamed.status_code == 409
+    assert "which the service 'Cart' has" in renamed.json()["message"]
