@@ -123,11 +123,31 @@ def _load_timestamps(connection, cursor) -> None:
 
 def icontains(column: str, value: str) -> tuple[str, str]:
     """A condition and its parameter: `column` contains `value`, in any case, written as
-    Django writes `__icontains` for this database (wildcards in `value` are literal)."""
+    Django writes `__icontains` for this database (wildcards in `value` are literal). On
+    SQLite, whose LIKE folds the case of ASCII letters only ("ünï" missed "Ünïcödé"),
+    both sides are case-folded by Python first (`sqlite_casefold`)."""
     connection = connections[DB]
+    pattern = f"%{connection.ops.prep_for_like_query(value)}%"
+    if connection.vendor == "sqlite":
+        return f"{CASEFOLD}({column}) LIKE {CASEFOLD}(%s) ESCAPE '\\'", pattern
     lhs = connection.ops.lookup_cast("icontains", "CharField") % column
     rhs = connection.operators["icontains"] % "%s"
-    return f"{lhs} {rhs}", f"%{connection.ops.prep_for_like_query(value)}%"
+    return f"{lhs} {rhs}", pattern
+
+
+CASEFOLD = "archsvc_casefold"
+
+
+def sqlite_casefold(sender, connection, **kwargs) -> None:
+    """connection_created (DiagramsConfig.ready): Python's case folding as an SQL function
+    on every SQLite connection, for `icontains`."""
+    if connection.vendor == "sqlite":
+        connection.connection.create_function(
+            CASEFOLD,
+            1,
+            lambda text: None if text is None else str(text).casefold(),
+            deterministic=True,
+        )
 
 
 def build(model: type[Model], fields: Sequence[Field], values: Sequence) -> Model:

@@ -520,6 +520,15 @@ def test_query_filter_is_a_case_insensitive_partial_match_on_the_name(api, roomy
     assert listing(api, "query=nothing-like-it")["total"] == 0
 
 
+def test_query_ignores_case_beyond_ascii(api, roomy_plan):
+    """SQLite's LIKE folded ASCII letters only: "ünï" missed "Ünïcödé Prøject"."""
+    project = create(api, "Ünïcödé Prøject", "")
+    create(api, "Plain", "")
+    for query in ("ünï", "ÜNÏ", "prøject", "PRØJECT", "cödé%20p"):
+        assert ids(listing(api, f"query={query}")) == [project["id"]], query
+    assert listing(api, "query=ünïx")["total"] == 0
+
+
 @pytest.mark.parametrize(
     ("query", "names"),
     [
