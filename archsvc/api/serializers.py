@@ -6,6 +6,16 @@ import unicodedata
 
 from rest_framework import serializers
 
+# Fields the API sends and no request sets: a script that PUTs back the body it read
+# learns what to drop, not only that a property is unknown.
+RESPONSE_ONLY = frozenset(
+    {
+        "id", "slug", "serviceId", "snapshotId", "projectId", "version", "deleted",
+        "createdBy", "createdByType", "createdAt", "updatedBy", "updatedByType",
+        "updatedAt", "validFrom", "validUntil", "serviceCount", "pinned",
+    }
+)  # fmt: skip
+
 
 class StrictSerializer(serializers.Serializer):
     def to_internal_value(self, data):
@@ -13,7 +23,11 @@ class StrictSerializer(serializers.Serializer):
         if isinstance(data, dict):
             for key in data:
                 if key not in self.fields or self.fields[key].read_only:
-                    errors[str(key)] = ["Unknown property."]
+                    errors[str(key)] = [
+                        "Read-only: the API sends this field, a request does not set it."
+                        if key in RESPONSE_ONLY
+                        else "Unknown property."
+                    ]
         try:
             value = super().to_internal_value(data)
         except serializers.ValidationError as exc:

@@ -1144,3 +1144,24 @@ def test_a_topic_without_a_name_is_refused_on_update_too(api, pid):
     )
     assert response.status_code == 400
     assert response.json()["violations"][0]["field"] == "produces[0].name"
+
+
+def test_a_service_read_and_put_back_is_told_which_fields_are_read_only(api):
+    """A script that PUTs back what it read learns what to drop: each field the API sends
+    and no request sets is a violation saying so, not only "Unknown property"."""
+    from diagrams.tests.helpers import new_project, new_service
+
+    project = new_project(api, "Readback")
+    read = new_service(api, project, {"name": "Cart", "owner": "shop"})
+    response = api.put(
+        f"/v1/projects/{project}/services/cart",
+        {**read, "owner": "shop-2", "surprise": 1},
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    messages = {v["field"]: v["message"] for v in response.json()["violations"]}
+    read_only = "Read-only: the API sends this field, a request does not set it."
+    for field in ("slug", "createdBy", "createdAt", "updatedAt", "validFrom", "validUntil"):
+        assert messages[field] == read_only, field
+    assert messages["surprise"] == "Unknown property."
+    assert api.get(f"/v1/projects/{project}/services/cart").json()["owner"] == "shop"
