@@ -4,6 +4,7 @@ what the caller can fix, never which check a key failed: no credentials, a heade
 the form `Bearer <key>`, a key not accepted (malformed, forged, unknown, expired and revoked
 alike), a session that ended."""
 
+import jwt
 from django.conf import settings
 from django.middleware.csrf import CsrfViewMiddleware
 from rest_framework import exceptions
@@ -12,7 +13,7 @@ from rest_framework.permissions import BasePermission
 
 from accounts.selectors import api_key_actor, session_actor, session_lookup, session_needs_touch
 from accounts.services import session_touch
-from accounts.tokens import InvalidToken
+from accounts.tokens import API_KEY_TYP, InvalidToken
 from archsvc.api.errors import WWW_AUTHENTICATE
 
 SESSION_COOKIE = "__session"
@@ -51,6 +52,13 @@ class ApiKeyAuthentication(BaseAuthentication):
         return WWW_AUTHENTICATE
 
 
+def _looks_like_api_key(token: str) -> bool:
+    try:
+        return jwt.get_unverified_header(token).get("typ") == API_KEY_TYP
+    except Exception:  # noqa: BLE001 - anything unreadable is no key
+        return False
+
+
 class _CSRFCheck(CsrfViewMiddleware):
     def _reject(self, request, reason):
         return reason
@@ -66,7 +74,10 @@ class SessionCookieAuthentication(BaseAuthentication):
         try:
             session = session_lookup(token=token)
         except InvalidToken:
-            raise exceptions.AuthenticationFailed(SESSION_ENDED, code="explained") from None
+            # an API key put in the cookie by a script: say where it goes (its header's
+            # typ says what it is, whether or not it is valid: nothing about the key leaks)
+            message = BAD_SCHEME if _looks_like_api_key(token) else SESSION_ENDED
+            raise exceptions.AuthenticationFailed(message, code="explained") from None
         self._enforce_csrf(request)
         if session_needs_touch(session=session):
             request._request.archsvc_session_refresh = session_touch(session=session)

@@ -140,10 +140,16 @@ def test_session_token_as_bearer_is_401(factory, org, route):
     assert_unauthorized(bearer(token).get(route))
 
 
-def test_api_key_in_session_cookie_is_401(factory, org, route):
+def test_api_key_in_session_cookie_is_401_saying_where_it_goes(factory, org, route):
+    """Refused all the same, but a script that put its key in the cookie is told where it
+    goes, not that its "session has ended"."""
     client = Client()
     client.cookies["__session"] = factory.key(org)
-    assert_unauthorized(client.get(route), SESSION_ENDED)
+    assert_unauthorized(client.get(route), BAD_SCHEME)
+    # a revoked or forged key in the cookie is told the same: nothing about the key leaks
+    forged = factory.key(org)[:-4] + "AAAA"
+    client.cookies["__session"] = forged
+    assert_unauthorized(client.get(route), BAD_SCHEME)
 
 
 def test_oversized_authorization_header_is_401(route):
