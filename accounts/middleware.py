@@ -1,8 +1,11 @@
 """For the HTML pages: `request.actor` is the member behind a valid `__session` cookie (or
 None). For every response: a session whose expiry slid gets its fresh cookie."""
 
+from urllib.parse import quote
+
 from django.conf import settings
 from django.middleware.csrf import rotate_token
+from django.shortcuts import redirect
 
 from accounts.selectors import session_actor, session_lookup, session_needs_touch
 from accounts.services import session_start, session_touch
@@ -41,6 +44,12 @@ def page_session(request):
     if not hasattr(request, "_archsvc_page_session"):
         request._archsvc_page_session = _page_session(request)
     return request._archsvc_page_session
+
+
+def login_redirect(request):
+    """To the log-in page, and back to this address, query included (a link to a focus or a
+    past moment leads there once logged in)."""
+    return redirect(f"/accounts/login/?next={quote(request.get_full_path())}")
 
 
 def page_actor(request):

@@ -8,7 +8,6 @@ the same services as the API, so the same permission rules apply (CONTRACT 3):
 """
 
 import uuid
-from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib import messages
@@ -20,7 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.invitations import invite_path, join_path
-from accounts.middleware import page_actor, page_session
+from accounts.middleware import login_redirect, page_actor, page_session
 from accounts.models import ApiKey, Membership
 from accounts.selectors import user_memberships
 from accounts.services import (
@@ -47,7 +46,7 @@ MAX_EXPIRY_DAYS = 3650
 
 
 def _login_redirect(request):
-    return redirect(f"/accounts/login/?next={quote(request.get_full_path())}")
+    return login_redirect(request)
 
 
 # --- overview ---------------------------------------------------------------------------------

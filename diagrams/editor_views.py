@@ -4,14 +4,13 @@ serializers) and the same services as /v1, so the rules and the snapshots are th
 
 import re
 from itertools import zip_longest
-from urllib.parse import quote
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from rest_framework import serializers
 
-from accounts.middleware import page_actor
+from accounts.middleware import login_redirect, page_actor
 from archsvc.api.errors import ApiError, ProjectNotFound, ServiceNotFound, _violations
 from archsvc.api.params import iso, page_number
 from archsvc.api.views import not_found_page
@@ -49,7 +48,7 @@ class _NotFound(Exception):
 
 
 def _login(request):
-    return redirect(f"/accounts/login/?next={quote(request.get_full_path())}")
+    return login_redirect(request)
 
 
 def _not_found(request):

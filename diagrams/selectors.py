@@ -54,8 +54,9 @@ _PIN_EXISTS = (
 )
 _PROJECT_COLUMNS = f"{select_list('p', _PROJECT_FIELDS)}, {_PIN_EXISTS}"
 _PROJECT_TABLE = f'"{Project._meta.db_table}" p'
-_PROJECT_ORDER = 'ORDER BY p."updated_at" DESC, p."id" ASC LIMIT %s OFFSET %s'
-_PINNED_FIRST_ORDER = f"ORDER BY {_PIN_EXISTS} DESC, {_PROJECT_ORDER[len('ORDER BY ') :]}"
+_PAGE_ORDER = 'p."updated_at" DESC, p."id" ASC LIMIT %s OFFSET %s'
+_PROJECT_ORDER = f"ORDER BY {_PAGE_ORDER}"
+_PINNED_FIRST_ORDER = f"ORDER BY {_PIN_EXISTS} DESC, {_PAGE_ORDER}"
 # Names come from model metadata; every value is a parameter.
 _PROJECT_SQL = (
     f"SELECT {_PROJECT_COLUMNS} FROM {_PROJECT_TABLE} "  # noqa: S608

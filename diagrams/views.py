@@ -2,16 +2,14 @@
 with a token. Every request looks the token up, so a replaced or revoked token is 404 at
 once on every worker; responses are never stored by browsers or proxies."""
 
-from urllib.parse import quote
-
 from django.conf import settings
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.utils.html import escape
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_http_methods, require_safe
 
-from accounts.middleware import page_actor
+from accounts.middleware import login_redirect, page_actor
 from archsvc.api.encoding import accepts_gzip, encoded_response
 from archsvc.api.errors import ApiError
 from archsvc.api.params import iso
@@ -169,7 +167,7 @@ def project_share_settings(request, project_id: str):
     revoke (the same services as the API, so the same permissions)."""
     actor = page_actor(request)
     if actor is None:
-        return redirect(f"/accounts/login/?next={quote(request.get_full_path())}")
+        return login_redirect(request)
     message = error_message = None
     status = 200
     try:
@@ -226,7 +224,7 @@ def project_page(request, project_id: str):
     assistant's chat panel."""
     actor = page_actor(request)
     if actor is None:
-        return redirect(f"/accounts/login/?next={quote(request.get_full_path())}")
+        return login_redirect(request)
     try:
         project = project_get(actor=actor, project_id=project_id)
     except ApiError:

@@ -72,29 +72,28 @@ def _month_or_year(text: str, now: datetime) -> tuple[datetime, datetime | None]
     for found in NUMERIC_MONTH.finditer(text):
         word, year, month = found.group(1), int(found.group(2)), int(found.group(3))
         if year in YEARS and 1 <= month <= 12:
-            start = datetime(year, month, 1, tzinfo=UTC)
-            end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
-            return (start, None) if word in ("since", "after", "from") else (start, end)
+            return _period_of(word, datetime(year, month, 1, tzinfo=UTC), months=1)
     for found in MONTH_OR_YEAR.finditer(text):
         word, name, year, year_alone = found.groups()
-        if year_alone is not None:
-            number = int(year_alone)
-            if number not in YEARS:
-                continue
-            start, end = datetime(number, 1, 1, tzinfo=UTC), datetime(number + 1, 1, 1, tzinfo=UTC)
-        elif name in MONTHS:
+        if year_alone is not None and int(year_alone) in YEARS:
+            return _period_of(word, datetime(int(year_alone), 1, 1, tzinfo=UTC), months=12)
+        if name in MONTHS:
             number = int(year) if year else now.year
             if number not in YEARS:
                 continue
-            month = MONTHS[name]
-            start = datetime(number, month, 1, tzinfo=UTC)
+            start = datetime(number, MONTHS[name], 1, tzinfo=UTC)
             if year is None and start > now:
                 start = start.replace(year=number - 1)
-            end = datetime(start.year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
-        else:
-            continue
-        return (start, None) if word in ("since", "after", "from") else (start, end)
+            return _period_of(word, start, months=1)
     return None
+
+
+def _period_of(word: str, start: datetime, *, months: int) -> tuple[datetime, datetime | None]:
+    """From `start` on after since, after or from; else the `months` (1 or 12) from it."""
+    if word in ("since", "after", "from"):
+        return start, None
+    month = start.month - 1 + months
+    return start, start.replace(year=start.year + month // 12, month=month % 12 + 1)
 
 
 def _period(text: str, now: datetime) -> tuple[datetime, datetime | None] | None:
