@@ -18,6 +18,10 @@ from archsvc.api.ratelimit import refused_rate_limit_hit
 
 logger = logging.getLogger("archsvc.api")
 
+# The code of a violation whose fault is a property's name (an extras key too long), not its
+# value: its rejectedValue is the name.
+NAME_REJECTED = "name_rejected"
+
 WWW_AUTHENTICATE = 'Bearer realm="archsvc", Cookie realm="archsvc" name="__session"'
 
 
@@ -127,9 +131,10 @@ def error_json(status: int, code: str, message: str, **headers: str) -> JsonResp
     return response
 
 
-def _violations(detail, path: str = "") -> list[dict]:
+def _violations(detail, path: str = "", name=None) -> list[dict]:
     """Flatten DRF's nested error detail into violations named by JSON path
-    (`name`, `produces[1].name`, `extras.owner-team`)."""
+    (`name`, `produces[1].name`, `extras.owner-team`). `name` is the property named by the
+    path's last part, kept for violations coded NAME_REJECTED."""
     if isinstance(detail, dict):
         out = []
         for key, value in detail.items():
@@ -139,11 +144,15 @@ def _violations(detail, path: str = "") -> list[dict]:
                 child = f"{path}[{key}]"
             else:
                 child = f"{path}.{key}" if path else str(key)
-            out.extend(_violations(value, child))
+            out.extend(_violations(value, child, key))
         return out
     if isinstance(detail, list):
         if detail and all(isinstance(item, (str, drf.ErrorDetail)) for item in detail):
-            return [{"field": path or "body", "message": str(item)} for item in detail]
+            out = [{"field": path or "body", "message": str(item)} for item in detail]
+            for violation, item in zip(out, detail, strict=True):
+                if getattr(item, "code", None) == NAME_REJECTED and isinstance(name, str):
+                    violation[NAME_REJECTED] = name
+            return out
         out = []
         for index, item in enumerate(detail):
             if item:
@@ -193,14 +202,18 @@ def validation_response(
     for violation in violations:
         violation["field"] = _printable(violation["field"])
         violation["message"] = _printable(violation["message"])
-        if data is not None and violation["field"] != "body":
+        if NAME_REJECTED in violation:
+            value = violation.pop(NAME_REJECTED)
+        elif data is not None and violation["field"] != "body":
             value = _rejected_value(data, violation["field"])
-            if isinstance(value, (str, int, float, bool)) and not (
-                (isinstance(value, str) and len(value) > 1000)
-                # 1e400 parses as inf, which JSON cannot carry back
-                or (isinstance(value, float) and not math.isfinite(value))
-            ):
-                violation["rejectedValue"] = _printable(value) if isinstance(value, str) else value
+        else:
+            value = None
+        if isinstance(value, (str, int, float, bool)) and not (
+            (isinstance(value, str) and len(value) > 1000)
+            # 1e400 parses as inf, which JSON cannot carry back
+            or (isinstance(value, float) and not math.isfinite(value))
+        ):
+            violation["rejectedValue"] = _printable(value) if isinstance(value, str) else value
     body = {
         "status": 400,
         "code": code,

@@ -233,3 +233,32 @@ def test_a_number_with_too_many_digits_is_named_without_python_advice(api):
         "field": "body",
         "message": "JSON parse error - a number has more than 4300 digits.",
     }
+
+
+@pytest.mark.parametrize(
+    "key, message",
+    [
+        ("k" * 101, "Keys must be at most 100 characters."),
+        ("bell\x07here", "Keys may not contain control characters or invalid Unicode."),
+    ],
+)
+def test_an_extras_key_at_fault_is_the_rejected_value_not_its_value(api, key, message):
+    """The key is what the client must change: the violation says it back, not the value
+    beside it (which was valid), at the top level and inside a topic alike."""
+    response = api.post(
+        "/v1/projects", {"name": "Shop", "description": ""}, content_type="application/json"
+    )
+    pid = response.json()["id"]
+    body = {
+        "name": "A",
+        "extras": {key: "fine", "ok": "fine"},
+        "produces": [{"name": "t", "extras": {key: "also fine"}}],
+    }
+    response = api.post(f"/v1/projects/{pid}/services", body, content_type="application/json")
+    assert response.status_code == 400, response.content
+    violations = {v["field"]: v for v in response.json()["violations"]}
+    assert set(violations) == {f"extras.{key}", f"produces[0].extras.{key}"}
+    for violation in violations.values():
+        assert violation["message"] == message
+        assert violation["rejectedValue"] == key
+    assert api.get(f"/v1/projects/{pid}/services").json() == []

@@ -1,7 +1,9 @@
 """Request and response shapes of the /v1 diagrams endpoints (spec: Resources)."""
 
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 
+from archsvc.api.errors import NAME_REJECTED
 from archsvc.api.params import iso
 from archsvc.api.serializers import (
     FORBIDDEN_TEXT,
@@ -105,13 +107,16 @@ class ExtrasField(serializers.DictField):
         errors = {}
         if len(data) > 20:
             raise serializers.ValidationError("At most 20 extras.")
+        # the key is what is wrong, so the violation echoes it (NAME_REJECTED), not its value
         for key in data:
             if len(key) > 100:
-                errors[key] = ["Keys must be at most 100 characters."]
+                message = "Keys must be at most 100 characters."
             elif FORBIDDEN_TEXT.search(key):
-                errors[key.encode("utf-8", "replace").decode("utf-8")] = [
-                    "Keys may not contain control characters or invalid Unicode."
-                ]
+                message = "Keys may not contain control characters or invalid Unicode."
+            else:
+                continue
+            shown = key.encode("utf-8", "replace").decode("utf-8")
+            errors[shown] = [ErrorDetail(message, code=NAME_REJECTED)]
         if errors:
             raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
