@@ -1,6 +1,7 @@
 """A project graph as a Mermaid 11 flowchart (CONTRACT 6, 8, 14): services are boxes, topics
 stadiums, arrows follow the data. User text only ever appears inside a quoted label, with
-every character outside a small safe set written as a Mermaid entity code."""
+every character outside a safe set (letters, marks and digits of any script, space and a few
+ASCII signs) written as a Mermaid entity code."""
 
 import re
 import string
@@ -30,12 +31,19 @@ def mermaid_id(entity_id: str) -> str:
     return mid
 
 
+# Letters, combining marks and digits of every script mean nothing to Mermaid's grammar or to
+# HTML, so "Zürich 日本" stays readable in the text people paste into their docs.
+_WORD_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Nd", "Nl", "No"})
+
+
 def mermaid_label(text: str) -> str:
     """Text for inside `["..."]`: safe characters as they are, whitespace and control
     characters as a space, anything else as `#<codepoint>;`."""
     out = []
     for char in text:
-        if char in _LABEL_SAFE:
+        if char in _LABEL_SAFE or (
+            char > "\x7f" and unicodedata.category(char) in _WORD_CATEGORIES
+        ):
             out.append(char)
         elif char.isspace() or unicodedata.category(char) == "Cc":
             out.append(" ")

@@ -2,6 +2,7 @@
 text that never escapes its quoted label. Pure rendering: no database."""
 
 import re
+import unicodedata
 
 import pytest
 
@@ -11,7 +12,9 @@ from diagrams.rendering.mermaid import mermaid_flowchart, mermaid_id, mermaid_la
 from diagrams.slugs import service_slug
 
 ID = r"(?:service|messaging)__[a-z0-9_]+(?:-[a-z0-9_]+)*"
-LABEL = r"(?:[A-Za-z0-9 .,_/()-]|#[0-9]+;)+"
+# Outside ASCII only letters, marks and digits are written as they are (checked in parse).
+LABEL = r"(?:[A-Za-z0-9 .,_/()-]|[^\x00-\x7f]|#[0-9]+;)+"
+WORD_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Nd", "Nl", "No"}
 SERVICE_LINE = re.compile(rf'^    (?P<id>{ID})\["(?P<label>{LABEL})"\]$')
 TOPIC_LINE = re.compile(rf'^    (?P<id>{ID})\(\["(?P<label>{LABEL})"\]\)$')
 EDGE_LINE = re.compile(rf"^    (?P<source>{ID}) --> (?P<target>{ID})$")
@@ -38,6 +41,7 @@ HOSTILE_NAMES = [
     "subgraph",
     "`backticks` **bold** _em_",
     "Zürich 日本",
+    "Ωμέγα café\u0301 ٣ Ⅻ",
     '<img src=x onerror="window.__pwned=1">',
     '<a href="javascript:window.__pwned=1">link</a>',
     "style:#f00;x",
@@ -127,6 +131,9 @@ def parse(text: str) -> dict:
     assert lines[-1] == "", "the text ends with one newline"
     out = {"services": {}, "topics": {}, "edges": [], "classdefs": {}, "classes": {}}
     for line in lines[1:-1]:
+        for char in line:
+            if char > "\x7f":
+                assert unicodedata.category(char) in WORD_CATEGORIES, (char, line)
         if m := SERVICE_LINE.match(line):
             out["services"][m["id"]] = decoded(m["label"])
         elif m := TOPIC_LINE.match(line):
@@ -307,8 +314,10 @@ def test_hostile_categories_never_name_a_class():
         ("#;", "#35;#59;"),
         ("a:b", "a#58;b"),
         ("x\ny\r\tz", "x y  z"),
-        ("Zürich 日本", "Z#252;rich #26085;#26412;"),
+        ("Zürich 日本", "Zürich 日本"),
+        ("Ωμέγα café\u0301 ٣", "Ωμέγα café\u0301 ٣"),
         ("😀", "#128512;"),
+        ("\u202eevil\u00a0\uff02", "#8238;evil #65282;"),
         ("\x00\x1b", "  "),
         ("", " "),
     ],
