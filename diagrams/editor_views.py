@@ -323,7 +323,11 @@ def _save(request, project, *, snapshot=None, expected=None):
             saved = service_create(actor=actor, project_id=project.id, data=data)
         else:
             saved = service_update(
-                actor=actor, project_id=project.id, slug=snapshot.slug, data=data, expected=expected
+                actor=actor,
+                project_id=project.id,
+                slug=snapshot.slug,
+                data=data,
+                expected=None if expected is None else {expected},
             )
     except ProjectNotFound:
         raise _NotFound() from None

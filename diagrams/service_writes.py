@@ -2,6 +2,7 @@
 in one transaction that holds the project's row lock, so concurrent writers queue and the
 chain of snapshots stays gapless with exactly one current snapshot (CONTRACT 7)."""
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, OperationalError, transaction
@@ -200,6 +201,10 @@ def _current_locked(*, project: Project, slug: str) -> ServiceSnapshot:
     return current
 
 
+# (service id, version): a state of a service as a reader saw it.
+Version = tuple[str, int]
+
+
 class ServiceChangedMeanwhile(Conflict):
     """The service is not the one, or not at the version, the caller last saw."""
 
@@ -210,6 +215,15 @@ class ServiceChangedMeanwhile(Conflict):
         self.current = current
 
 
+def _check_expected(current: ServiceSnapshot, expected: Collection[Version] | None) -> None:
+    """ServiceChangedMeanwhile unless the current snapshot is a version the caller expects:
+    another service now at the slug (deleted and added again), or another version of it,
+    is not. Called under the row lock the write takes, so a write landing between the
+    caller's read and this one is caught too."""
+    if expected is not None and (str(current.service_id), current.version) not in expected:
+        raise ServiceChangedMeanwhile(current)
+
+
 @_conflicts_become_409
 @transaction.atomic
 def service_update(
@@ -218,16 +232,14 @@ def service_update(
     project_id: str,
     slug: str,
     data: dict,
-    expected: tuple[str, int] | None = None,
+    expected: Collection[Version] | None = None,
 ) -> ServiceSnapshot:
     """Partial update: a new current snapshot; a new name moves the slug (`renamed`).
-    `expected`: the (service id, version) the caller's form showed; another service now
-    at the slug, or another version of it, is ServiceChangedMeanwhile, checked under the
-    row lock that the write takes (the service editor's two tabs)."""
+    `expected`: the versions the caller means to write over (the service editor's form, an
+    API client's If-Match); None, any."""
     project = _project_locked(actor=actor, project_id=project_id)
     current = _current_locked(project=project, slug=slug)
-    if expected is not None and expected != (str(current.service_id), current.version):
-        raise ServiceChangedMeanwhile(current)
+    _check_expected(current, expected)
     fields = _fields(data, base=_stored(current))
     new_slug = service_slug(fields["name"])
     if new_slug != current.slug:
@@ -259,10 +271,14 @@ def service_update(
 
 @_conflicts_become_409
 @transaction.atomic
-def service_delete(*, actor: Actor, project_id: str, slug: str) -> None:
-    """A tombstone snapshot: gone from now on, readable before; the name is free again."""
+def service_delete(
+    *, actor: Actor, project_id: str, slug: str, expected: Collection[Version] | None = None
+) -> None:
+    """A tombstone snapshot: gone from now on, readable before; the name is free again.
+    `expected` as for service_update."""
     project = _project_locked(actor=actor, project_id=project_id)
     current = _current_locked(project=project, slug=slug)
+    _check_expected(current, expected)
     now = _after(current.valid_from)
     current.valid_until = now
     current.save(update_fields=["valid_until"])

@@ -194,6 +194,19 @@ def add_common_responses(result, generator, request, public):
                     if status == "401":
                         entry["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"}}}
                     responses[status] = entry
+            conditional = {p.get("name") for p in operation.get("parameters", [])}
+            tagged = (
+                "service"
+                if operation.get("operationId") in SERVICE_TAGGED
+                else "body"
+                if "If-None-Match" in conditional
+                else None
+            )
+            if tagged and "200" in responses:
+                responses["200"].setdefault("headers", {})["ETag"] = {
+                    "schema": {"type": "string"},
+                    "description": ETAG_DESCRIPTION[tagged],
+                }
             for response in responses.values():
                 headers = response.setdefault("headers", {})
                 for name in RATE_LIMIT_HEADERS:
@@ -281,6 +294,23 @@ NOT_MODIFIED = {
         description="Not Modified: the If-None-Match tag is still current (no body; the "
         "ETag header repeats it)"
     )
+}
+
+# A service's PUT and DELETE write only over the state read (diagrams/api/service_views.py).
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="the ETag of the service as last read (or several, comma-separated): the "
+    "write happens only while the service is at that state, else 409 `conflict` and "
+    "nothing changes. `*`, or no header, writes over any state.",
+)
+# Operations whose 200 carries an ETag: the reads that take If-None-Match (the tag of the
+# body), and one service's reads and writes (its state, for If-Match).
+SERVICE_TAGGED = {"getService", "createService", "updateService"}
+ETAG_DESCRIPTION = {
+    "service": "This state of the service: send it in If-Match to change or delete only it.",
+    "body": "The tag of this body: send it in If-None-Match to be told 304 while it holds.",
 }
 
 

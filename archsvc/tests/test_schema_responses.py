@@ -51,6 +51,8 @@ class Documented:
         where = f"{method} {path} answered {status}: {response.content[:300]!r}"
         assert status in operation["responses"], f"undocumented status: {where}"
         self.met.add((method, path, status))
+        if "ETag" in operation["responses"][status].get("headers", {}):
+            assert response.has_header("ETag"), f"no ETag: {where}"
         content = operation["responses"][status].get("content")
         if status in {"204", "304"}:
             assert response.content == b"" and not content, where
@@ -136,8 +138,14 @@ def test_every_operation_answers_as_documented(documented, factory, settings):
     call(key, "PUT", S, projectId=project, serviceSlug="orders", body={"extras": "no"})
     call(key, "PUT", S, projectId=project, serviceSlug="nobody", body={"owner": "x"})
     call(key, "PUT", S, projectId=project, serviceSlug="orders", body={"name": "Order Desk"})
-    call(key, "POST", services, projectId=project, body={"name": "Gone"})
-    call(key, "DELETE", S, projectId=project, serviceSlug="gone")
+    read = call(key, "GET", S, projectId=project, serviceSlug="order-desk")
+    tag = {"HTTP_IF_MATCH": read["ETag"]}
+    call(key, "PUT", S, projectId=project, serviceSlug="order-desk", body={"owner": "C"}, **tag)
+    call(key, "PUT", S, projectId=project, serviceSlug="order-desk", body={"owner": "D"}, **tag)
+    call(key, "PUT", S, projectId=project, serviceSlug="order-desk", HTTP_IF_MATCH="x", body={})
+    gone = call(key, "POST", services, projectId=project, body={"name": "Gone"})
+    call(key, "DELETE", S, projectId=project, serviceSlug="gone", HTTP_IF_MATCH=read["ETag"])
+    call(key, "DELETE", S, projectId=project, serviceSlug="gone", HTTP_IF_MATCH=gone["ETag"])
     call(key, "DELETE", S, projectId=project, serviceSlug="gone")  # 404
 
     # history: an event of every kind, and the diff of each

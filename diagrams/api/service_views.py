@@ -1,15 +1,18 @@
 """The /v1 services, entities and history endpoints."""
 
+import re
+
+from django.utils.cache import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from archsvc.api.body import read_body
 from archsvc.api.encoding import accepts_gzip, cached_response
-from archsvc.api.errors import ServiceNotFound
+from archsvc.api.errors import BadRequest, Conflict, ServiceNotFound
 from archsvc.api.pagination import page_envelope
 from archsvc.api.params import iso, query_at, query_int
-from archsvc.api.schema import IF_NONE_MATCH, NOT_MODIFIED, error_responses
+from archsvc.api.schema import IF_MATCH, IF_NONE_MATCH, NOT_MODIFIED, error_responses
 from diagrams import selectors, service_writes
 from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import (
@@ -23,6 +26,7 @@ from diagrams.api.serializers import (
 )
 from diagrams.api.views import PROJECT_ID
 from diagrams.models import ServiceSnapshot
+from diagrams.service_writes import ServiceChangedMeanwhile, Version
 
 SLUG = OpenApiParameter("serviceSlug", OpenApiTypes.STR, OpenApiParameter.PATH)
 SNAPSHOT_ID = OpenApiParameter("snapshotId", OpenApiTypes.UUID, OpenApiParameter.PATH)
@@ -102,6 +106,48 @@ def history_event_json(snapshot: ServiceSnapshot) -> dict:
     }
 
 
+# A service's entity tag says which service (its id: one deleted and added again under the
+# same name is another) at which version. Every read and write of one service sends it; PUT
+# and DELETE take it back in If-Match and then write only over that version, so a script's
+# read-change-write cannot undo a change made after its read (docs/decisions.md).
+def service_etag(snapshot: ServiceSnapshot) -> str:
+    return f'"{snapshot.service_id}-{snapshot.version}"'
+
+
+_SERVICE_TAG = re.compile(r'"([0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})-([0-9]{1,9})"')
+
+
+def if_match(request) -> set[Version] | None:
+    """The service states an If-Match header names (RFC 9110 13.1.1); None when absent,
+    empty or `*`. Weak tags (`W/"..."`) never match, as the RFC asks of If-Match, and tags
+    this API did not make match nothing; a header that holds no entity tag at all is 400."""
+    header = request.META.get("HTTP_IF_MATCH", "").strip()
+    if not header:
+        return None
+    tags = parse_etags(header) if len(header) <= 4000 else []
+    if tags == ["*"]:
+        return None
+    if not tags:
+        raise BadRequest(
+            "If-Match holds no entity tag: send the ETag of the service as read, quotes "
+            'included (If-Match: "<serviceId>-<version>"), or leave the header out.'
+        )
+    return {(match[1], int(match[2])) for tag in tags if (match := _SERVICE_TAG.fullmatch(tag))}
+
+
+def _changed_meanwhile(changed: ServiceChangedMeanwhile, slug: str) -> Conflict:
+    current = changed.current
+    error = Conflict(
+        f"Service '{slug}' changed since it was read (If-Match); nothing was written. "
+        "Read it again, then retry."
+    )
+    error.details = (
+        f"It is now at {service_etag(current)}: version {current.version}, by "
+        f"{current.actor} at {iso(current.valid_from)}."
+    )
+    return error
+
+
 class ServiceListView(ProjectAPIView):
     @extend_schema(
         operation_id="listServices",
@@ -141,7 +187,7 @@ class ServiceListView(ProjectAPIView):
         snapshot = service_writes.service_create(
             actor=request.user, project_id=project_id, data=data
         )
-        return Response(service_json(snapshot))
+        return Response(service_json(snapshot), headers={"ETag": service_etag(snapshot)})
 
 
 def _missing(project, slug: str, at) -> ServiceNotFound:
@@ -177,7 +223,7 @@ class ServiceDetailView(ProjectAPIView):
             snapshot = selectors.service_at(project=project, slug=slug, at=at)
         except ServiceNotFound:
             raise _missing(project, slug, at) from None
-        return Response(service_json(snapshot))
+        return Response(service_json(snapshot), headers={"ETag": service_etag(snapshot)})
 
     @extend_schema(
         operation_id="updateService",
@@ -187,35 +233,46 @@ class ServiceDetailView(ProjectAPIView):
         "clears `description`, `category`, `owner`, `flows` or `extras`; a list or `extras` "
         "sent replaces the old one whole. A new `name` changes the slug (the old one is then "
         "404). Every successful PUT is kept as a new snapshot in the history, even one that "
-        "changes nothing: a job that runs often can `GET` and compare first.",
-        parameters=[PROJECT_ID, SLUG],
+        "changes nothing: a job that runs often can `GET` and compare first. Send the "
+        "`ETag` of that `GET` back in `If-Match`, and a change made by someone else since "
+        "is not undone: the PUT is 409 `conflict` instead.",
+        parameters=[PROJECT_ID, SLUG, IF_MATCH],
         request=ServiceUpdateSerializer,
         responses={200: ServiceSerializer, **error_responses(400, 404, 409)},
     )
     def put(self, request, project_id, slug):
         project = self.project(request, project_id)
+        expected = if_match(request)
         data = read_body(request, ServiceUpdateSerializer)
         try:
             snapshot = service_writes.service_update(
-                actor=request.user, project_id=project_id, slug=slug, data=data
+                actor=request.user, project_id=project_id, slug=slug, data=data, expected=expected
             )
         except ServiceNotFound:
             raise _missing(project, slug, None) from None
-        return Response(service_json(snapshot))
+        except ServiceChangedMeanwhile as changed:
+            raise _changed_meanwhile(changed, slug) from None
+        return Response(service_json(snapshot), headers={"ETag": service_etag(snapshot)})
 
     @extend_schema(
         operation_id="deleteService",
         tags=["services"],
         summary="Delete a service",
-        description="Its history stays (a tombstone snapshot ends it), and its name is free again.",
-        parameters=[PROJECT_ID, SLUG],
-        responses={204: None, **error_responses(404)},
+        description="Its history stays (a tombstone snapshot ends it), and its name is free "
+        "again. With `If-Match`, only the state read is deleted (else 409 `conflict`).",
+        parameters=[PROJECT_ID, SLUG, IF_MATCH],
+        responses={204: None, **error_responses(404, 409)},
     )
     def delete(self, request, project_id, slug):
+        expected = if_match(request)
         try:
-            service_writes.service_delete(actor=request.user, project_id=project_id, slug=slug)
+            service_writes.service_delete(
+                actor=request.user, project_id=project_id, slug=slug, expected=expected
+            )
         except ServiceNotFound:
             raise _missing(self.project(request, project_id), slug, None) from None
+        except ServiceChangedMeanwhile as changed:
+            raise _changed_meanwhile(changed, slug) from None
         return Response(status=204)
 
 

@@ -350,7 +350,7 @@ def test_the_write_itself_refuses_a_version_it_no_longer_holds(api, org, factory
     service_update(actor=actor, project_id=project, slug="checkout", data={"owner": "team-b"})
     with pytest.raises(ServiceChangedMeanwhile) as refused:
         service_update(
-            actor=actor, project_id=project, slug="checkout", data={"owner": "x"}, expected=opened
+            actor=actor, project_id=project, slug="checkout", data={"owner": "x"}, expected={opened}
         )
     assert refused.value.current.version == 2
     assert api.get(f"/v1/projects/{project}/services/checkout").json()["owner"] == "team-b"
@@ -359,7 +359,7 @@ def test_the_write_itself_refuses_a_version_it_no_longer_holds(api, org, factory
         project_id=project,
         slug="checkout",
         data={"owner": "team-c"},
-        expected=(raw["serviceId"], 2),
+        expected={(raw["serviceId"], 2)},
     )
     assert saved.version == 3
 

@@ -85,3 +85,38 @@ def test_parallel_creates_of_one_name_make_one_service(factory):
     assert sorted(statuses) == [200] + [409] * 9
     assert ServiceSnapshot.objects.filter(project_id=project).count() == 1
     assert clients[0].get(f"/v1/projects/{project}").json()["serviceCount"] == 1
+
+
+@requires_postgres
+@pytest.mark.django_db(transaction=True)
+def test_parallel_puts_with_one_if_match_let_exactly_one_through(factory):
+    """Ten scripts read the same state and write at once, each with its ETag: the tag is
+    checked under the row lock the write takes, so one writes and nine are 409."""
+    org = factory.org("tagged")
+    clients = [factory.key_client(org, f"writer-{i}") for i in range(10)]
+    project = new_project(clients[0])
+    new_service(clients[0], project, {"name": "Hot"})
+    tag = clients[0].get(f"/v1/projects/{project}/services/hot")["ETag"]
+    barrier = threading.Barrier(10)
+
+    def write(index):
+        try:
+            barrier.wait(timeout=10)
+            return (
+                clients[index]
+                .put(
+                    f"/v1/projects/{project}/services/hot",
+                    {"description": f"writer {index}"},
+                    content_type="application/json",
+                    HTTP_IF_MATCH=tag,
+                )
+                .status_code
+            )
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        statuses = list(pool.map(write, range(10)))
+    assert sorted(statuses) == [200] + [409] * 9, statuses
+    service_id = ServiceSnapshot.objects.get(slug="hot", version=1).service_id
+    assert len(assert_chain_is_sound(service_id)) == 2
