@@ -18,6 +18,11 @@ keepalive = 5
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "0"))
 max_requests_jitter = max_requests // 2
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# gunicorn 25+ opens a control socket for `gunicornc`, by default in $HOME/.gunicorn: the image
+# runs as nobody, with no home to write (a warning at every start), and servers sharing a
+# user on one machine would share the one path. Off unless GUNICORN_CONTROL_SOCKET names one.
+control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "")
+control_socket_disable = not control_socket
 # One JSON object per line (archsvc/gunicorn_logging.py): access lines on stdout (ACCESS_LOG=0
 # turns them off), gunicorn's own on stderr with the app's.
 accesslog = "-" if os.environ.get("ACCESS_LOG", "1") == "1" else None

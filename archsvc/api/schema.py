@@ -120,6 +120,13 @@ COMMON = {
     "503": ("The database cannot be reached for a moment; see Retry-After.", "ErrorResponse"),
 }
 
+# Operations that call the billing provider (billing/services.py): their 503 may be its.
+PROVIDER_CALLS = {"createPortalSession", "switchSubscriptionCycle"}
+PROVIDER_UNAVAILABLE = (
+    "The database cannot be reached for a moment (see Retry-After), or the billing provider "
+    "could not be reached or refused the change (no Retry-After; nothing was changed)."
+)
+
 
 RATE_LIMIT_HEADERS = {
     "RateLimit-Limit": "Requests the caller's budget allows a window (reads, writes and the "
@@ -180,6 +187,8 @@ def add_common_responses(result, generator, request, public):
                 )
             for status, (description, component) in COMMON.items():
                 if status not in responses:
+                    if status == "503" and operation.get("operationId") in PROVIDER_CALLS:
+                        description = PROVIDER_UNAVAILABLE
                     entry = {
                         "description": description,
                         "content": {"application/json": {"schema": _ref(component)}},
@@ -336,7 +345,9 @@ def request_bodies(result, generator, request, public):
       (required body)"; without one the answer is a 400), though each of its fields is
       optional;
     - page, size and depth say their bounds, which the views enforce with a 400;
-    - request components have the names in COMPONENT_NAMES."""
+    - request components have the names in COMPONENT_NAMES, close to unknown properties
+      (the spec: "Request objects reject unknown properties") and state the limits the
+      serializers enforce where drf-spectacular leaves them out (request_limits)."""
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
             if not isinstance(operation, dict):
@@ -362,7 +373,32 @@ def request_bodies(result, generator, request, public):
             for old, new in renames.items()
         }
         _rename_refs(result, refs)
+    request_limits(schemas)
     return result
+
+
+def request_limits(schemas: dict) -> None:
+    """What drf-spectacular does not write of the request serializers: a list of nested
+    serializers' `max_length` (topics, chat turns), the extras' count and key length
+    (diagrams.api.serializers.ExtrasField), and that unknown properties are refused."""
+    from diagrams.api.assistant_views import AiChatRequestSerializer
+    from diagrams.api.serializers import EXTRAS_KEY_MAX, EXTRAS_MAX, MAX_TOPICS
+
+    topics_item = {"$ref": "#/components/schemas/MessagingTopicRequest"}
+    history_max = AiChatRequestSerializer().fields["history"].max_length
+    for name, schema in schemas.items():
+        if not name.endswith("Request") or schema.get("type") != "object":
+            continue
+        schema["additionalProperties"] = False
+        for key, prop in schema.get("properties", {}).items():
+            if key in ("consumes", "produces") and prop.get("items") == topics_item:
+                prop["maxItems"] = MAX_TOPICS
+            elif key == "extras":
+                prop.update(
+                    {"maxProperties": EXTRAS_MAX, "propertyNames": {"maxLength": EXTRAS_KEY_MAX}}
+                )
+            elif key == "history" and name == "AiChatRequest":
+                prop["maxItems"] = history_max
 
 
 def _rename_refs(node, refs: dict) -> None:

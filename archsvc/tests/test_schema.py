@@ -167,3 +167,54 @@ def test_request_bodies_and_bounds_are_what_a_generated_client_needs(db):
     assert {"ServiceUpdateRequest", "AiChatRequest"} <= names
     assert not {n for n in names if n.startswith("Patched") or n.endswith("RequestRequest")}
     assert "#/components/schemas/PatchedServiceUpdateRequest" not in json.dumps(schema)
+
+
+def test_the_request_limits_the_schema_states_are_the_ones_enforced(api):
+    """A client generated from the schema knows what the server refuses: each stated limit
+    is accepted at its edge and refused one past it, and an unknown property is refused as
+    every request object says (`additionalProperties: false`)."""
+    schema = json.loads(Client().get("/v1/schema", HTTP_ACCEPT="application/json").content)
+    components = schema["components"]["schemas"]
+    requests = [name for name in components if name.endswith("Request")]
+    assert {"ServiceCreateRequest", "MessagingTopicRequest", "AiChatRequest"} <= set(requests)
+    for name in requests:
+        assert components[name]["additionalProperties"] is False, name
+    service = components["ServiceCreateRequest"]["properties"]
+    topics, extras = service["consumes"]["maxItems"], service["extras"]
+    history = components["AiChatRequest"]["properties"]["history"]["maxItems"]
+    assert components["MessagingTopicRequest"]["properties"]["extras"]["maxProperties"] > 0
+    pid = api.post(
+        "/v1/projects", {"name": "Limits", "description": ""}, content_type="application/json"
+    ).json()["id"]
+
+    def create(body):
+        return api.post(f"/v1/projects/{pid}/services", body, content_type="application/json")
+
+    def fields(response):
+        assert response.status_code == 400, response.content
+        return {v["field"] for v in response.json()["violations"]}
+
+    many = [{"name": f"t{i}"} for i in range(topics + 1)]
+    assert create({"name": "A", "consumes": many[:topics]}).status_code == 200
+    assert fields(create({"name": "B", "consumes": many})) == {"consumes"}
+    pairs = {f"k{i}": "v" for i in range(extras["maxProperties"] + 1)}
+    assert fields(create({"name": "C", "extras": pairs})) == {"extras"}
+    pairs = {"k" * (extras["propertyNames"]["maxLength"] + 1): "v"}
+    assert fields(create({"name": "D", "extras": pairs})) == {f"extras.{next(iter(pairs))}"}
+    assert fields(create({"name": "E", "colour": "red"})) == {"colour"}
+    turns = [{"role": "user", "content": "hi"}] * (history + 1)
+    chat = api.post(
+        f"/v1/projects/{pid}/ai/chat",
+        {"message": "What is here?", "history": turns},
+        content_type="application/json",
+    )
+    assert fields(chat) == {"history"}
+
+
+def test_a_503_of_the_operations_that_call_the_billing_provider_says_it_may_be_its(db):
+    schema = json.loads(Client().get("/v1/schema", HTTP_ACCEPT="application/json").content)
+    for path in ("/v1/billing/portal-session", "/v1/billing/subscription/switch-cycle"):
+        assert (
+            "billing provider" in schema["paths"][path]["post"]["responses"]["503"]["description"]
+        )
+    assert "billing" not in schema["paths"]["/v1/limits"]["get"]["responses"]["503"]["description"]

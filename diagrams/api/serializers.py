@@ -96,8 +96,11 @@ def pin_json(pin: Pin) -> dict:
 # --- Services -------------------------------------------------------------------------------
 
 
+EXTRAS_MAX, EXTRAS_KEY_MAX = 20, 100  # pairs; characters in a key (the spec, Limits)
+
+
 class ExtrasField(serializers.DictField):
-    """object string to string: at most 20 pairs, keys 1 to 100, values at most 500."""
+    """object string to string: at most 20 pairs, keys at most 100, values at most 500."""
 
     child = StrictCharField(max_length=500, allow_blank=True, trim_whitespace=False)
 
@@ -105,12 +108,12 @@ class ExtrasField(serializers.DictField):
         if not isinstance(data, dict):
             self.fail("not_a_dict", input_type=type(data).__name__)
         errors = {}
-        if len(data) > 20:
-            raise serializers.ValidationError("At most 20 extras.")
+        if len(data) > EXTRAS_MAX:
+            raise serializers.ValidationError(f"At most {EXTRAS_MAX} extras.")
         # the key is what is wrong, so the violation echoes it (NAME_REJECTED), not its value
         for key in data:
-            if len(key) > 100:
-                message = "Keys must be at most 100 characters."
+            if len(key) > EXTRAS_KEY_MAX:
+                message = f"Keys must be at most {EXTRAS_KEY_MAX} characters."
             elif FORBIDDEN_TEXT.search(key):
                 message = "Keys may not contain control characters or invalid Unicode."
             else:
