@@ -1,8 +1,9 @@
 """Graph renders (JSON, Mermaid, SVG) kept in the shared cache. The key holds the version of
 the rendering code (a hash of its source: a deploy of new code misses at once), the
 project's state (its `updated_at`, which every write to the project or its services moves,
-read from the database on every request) and the query. A stale entry is never found again;
-it just ages out. Share tokens are checked before the cache is read, so a revoked token is
+read from the database on every request; for a moment long past, that moment and the
+project's name: see render_key) and the query. A stale entry is never found again; it just
+ages out. Share tokens are checked before the cache is read, so a revoked token is
 404 whatever is cached.
 
 Because a key names one state forever (the same key always means the same bytes), each
@@ -27,10 +28,12 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils import timezone
 from rest_framework.exceptions import Throttled
 
 from archsvc.api.params import iso
@@ -55,17 +58,28 @@ _SOURCES = sorted((_PACKAGE / "rendering").glob("*.py")) + [
 RENDER_VERSION = hashlib.sha256(b"".join(p.read_bytes() for p in _SOURCES)).hexdigest()[:12]
 
 
+# How far in the past a moment must be for no write to reach it: a write's snapshots begin
+# at its server's clock (or a microsecond after the snapshot they follow), so only a server
+# whose clock runs this far behind another's could still write before such a moment.
+SETTLED_SECONDS = 60
+
+
 def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind: str) -> str:
-    """The key of a read of `project` as of `at`: its state (`updated_at`, which every
-    write moves), the query (filteredIds in the order given, which the JSON echoes) and
-    whether `at` is still in the future (a render of a future time is the current state
-    until that time comes, then it is "as of")."""
+    """The key of a read of `project` as of `at`: the state it shows, the query (filteredIds
+    in the order given, which the JSON echoes) and whether `at` is still in the future (a
+    render of a future time is the current state until that time comes, then it is "as
+    of"). The current state, and a moment so recent that a write could still land before
+    it, is named by `updated_at`, which every write moves. A settled past moment is named
+    by itself: writes only ever begin snapshots from now on, so the services as of then
+    never change, and only the project's name, drawn in the header, can change what its
+    renders show. Writes then leave time travel's renders and ETags alone."""
     from diagrams.selectors import is_current
 
+    settled = at is not None and at < timezone.now() - timedelta(seconds=SETTLED_SECONDS)
     query = json.dumps(
         [
             project.id,
-            iso(project.updated_at),
+            ["as of", project.name] if settled else iso(project.updated_at),
             iso(at),
             is_current(at),
             list(filtered_ids),

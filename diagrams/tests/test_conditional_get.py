@@ -197,3 +197,43 @@ def test_members_browsers_store_nothing(factory, org, project):
         ).status_code
         == 304
     )
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_a_settled_past_moment_keeps_its_render_and_tag_through_writes(
+    api, project, endpoint, monkeypatch
+):
+    """Time travel on a big project: the services as of a moment long past never change
+    (writes begin snapshots from now on), so a write leaves that moment's render, and a
+    poller's 304, alone. Only a new project name, drawn in the SVG's header, changes it."""
+    from django.utils import timezone
+
+    from diagrams import render_cache
+
+    monkeypatch.setattr(render_cache, "SETTLED_SECONDS", 0)
+    moment = timezone.now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    url = f"/v1/projects/{project}/{endpoint}?at={moment}"
+    before = api.get(url)
+    renamed = put(api, f"/v1/projects/{project}/services/service-0", {"name": "Renamed"})
+    assert renamed.status_code == 200
+    assert b"renamed" not in before.content.lower()
+    kept = api.get(url, HTTP_IF_NONE_MATCH=before["ETag"])
+    assert kept.status_code == 304
+    assert api.get(url).content == before.content
+    assert put(api, f"/v1/projects/{project}", {"name": "Conditional Two"}).status_code == 200
+    after = api.get(url, HTTP_IF_NONE_MATCH=before["ETag"])
+    if endpoint == "graph/svg":
+        assert after.status_code == 200 and b"Conditional Two" in after.content
+    assert b"renamed" not in api.get(url).content.lower()
+
+
+def test_a_moment_a_write_could_still_reach_is_keyed_by_the_state(api, project):
+    """Within SETTLED_SECONDS of now a server whose clock runs behind could still write
+    before the moment: its render is keyed like the current state's, by every write."""
+    from django.utils import timezone
+
+    moment = timezone.now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    url = f"/v1/projects/{project}/graph/svg?at={moment}"
+    before = api.get(url)
+    put(api, f"/v1/projects/{project}/services/service-0", {"description": "x"})
+    assert api.get(url, HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 200
