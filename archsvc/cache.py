@@ -1,11 +1,13 @@
-"""Django's Redis cache, keeping one redis-py client per connection pool.
+"""The cache backends: Django's Redis cache keeping one redis-py client per connection pool,
+and, without Redis, Django's in-process cache bounded by bytes.
 
-Django's backend builds a new `redis.Redis` object for every cache call (about 0.1 ms of
+Django's Redis backend builds a new `redis.Redis` object for every cache call (about 0.1 ms of
 Python each, more than the round trip to a local Redis); every read of the API makes at
 least one cache call. A client is a thin, thread-safe wrapper around its pool, so one per
 pool is enough. Everything else (pools, serialisation, options) is Django's own.
 """
 
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 
@@ -26,3 +28,73 @@ class ReusingRedisCache(RedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = _Client
+
+
+class _Sizes:
+    """Bytes of each entry of one named cache, and their sum."""
+
+    def __init__(self) -> None:
+        self.of: dict[str, int] = {}
+        self.total = 0
+
+    def add(self, key: str, size: int) -> None:
+        self.total += size - self.of.get(key, 0)
+        self.of[key] = size
+
+    def drop(self, key: str) -> None:
+        self.total -= self.of.pop(key, 0)
+
+
+_sizes: dict[str, _Sizes] = {}  # per cache name, as Django keeps its entries
+
+
+class BoundedLocMemCache(LocMemCache):
+    """Django's in-process cache (one process: `make run`), which bounds only the number
+    of entries, with a bound in bytes as well (OPTIONS `MAX_BYTES`): past it, the least
+    recently used entries go first. Renders are kept here whole; a past moment of a
+    3,000-service project is about 15 MB (the SVG and its gzip copy), so scrubbing through a
+    hundred moments grew the process by 1.5 GB, kept for a day. A value over a quarter of
+    the bound is not kept at all: one huge render must not flush everything else."""
+
+    def __init__(self, name, params):
+        super().__init__(name, params)
+        options = params.get("OPTIONS", {})
+        self._max_bytes = int(options.get("MAX_BYTES", 256 * 1024 * 1024))
+        self._sizes = _sizes.setdefault(name, _Sizes())
+
+    def _set(self, key, value, timeout=None):
+        self._delete(key)
+        if len(value) > self._max_bytes // 4:
+            return
+        super()._set(key, value, timeout)
+        self._sizes.add(key, len(value))
+        while self._sizes.total > self._max_bytes and len(self._cache) > 1:
+            oldest, _ = self._cache.popitem()  # the front holds the most recently used
+            self._expire_info.pop(oldest, None)
+            self._sizes.drop(oldest)
+
+    def _delete(self, key):
+        self._sizes.drop(key)
+        return super()._delete(key)
+
+    def _cull(self):
+        super()._cull()
+        for key in [key for key in self._sizes.of if key not in self._cache]:
+            self._sizes.drop(key)
+
+    def incr(self, key, delta=1, version=None):
+        value = super().incr(key, delta, version)
+        full = self.make_and_validate_key(key, version=version)
+        with self._lock:  # a counter's new value may be a byte longer
+            if full in self._cache:
+                self._sizes.add(full, len(self._cache[full]))
+        return value
+
+    def clear(self):
+        super().clear()
+        with self._lock:
+            self._sizes.of.clear()
+            self._sizes.total = 0
+
+    def stored_bytes(self) -> int:
+        return self._sizes.total

@@ -137,10 +137,13 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "BACKEND": "archsvc.cache.BoundedLocMemCache",
             "LOCATION": "archsvc",
             "KEY_PREFIX": CACHE_KEY_PREFIX,
-            "OPTIONS": {"MAX_ENTRIES": 20000},
+            "OPTIONS": {
+                "MAX_ENTRIES": 20000,
+                "MAX_BYTES": env_int("LOCAL_CACHE_BYTES", 256 * 1024 * 1024),
+            },
         }
     }
 
