@@ -109,8 +109,39 @@ def _legend_items(graph: nx.DiGraph) -> list[tuple[str, str]]:
     return items
 
 
+def _legend_item_width(name: str) -> float:
+    return text_width(name, 12) + 34  # swatch, gap, name, space before the next
+
+
 def _legend_width(legend: list[tuple[str, str]]) -> float:
-    return sum(text_width(name, 12) + 34 for name, _ in legend)
+    return sum(_legend_item_width(name) for name, _ in legend)
+
+
+LEGEND_ROW = 20.0
+LEGEND_MIN_ROW_WIDTH = 600.0
+
+
+def _legend_rows(
+    legend: list[tuple[str, str]], layout: Layout, header_width: float
+) -> tuple[list[list[tuple[str, str]]], bool]:
+    """The legend's rows, and whether it sits on the header's line (top right). It does
+    when it fits beside the title within the drawing's width (at least 600 px); else it
+    wraps in rows of that width under the drawing. It never widens the canvas past the
+    drawing: a legend of a thousand categories once made a focused view of 750 px a
+    15,000 px canvas, the graph a sliver at its left edge."""
+    row_width = max(layout.width, LEGEND_MIN_ROW_WIDTH)
+    if not legend or header_width + _legend_width(legend) <= row_width:
+        return ([legend] if legend else []), True
+    rows: list[list[tuple[str, str]]] = [[]]
+    used = 0.0
+    for item in legend:
+        width = _legend_item_width(item[0])
+        if rows[-1] and used + width > row_width:
+            rows.append([])
+            used = 0.0
+        rows[-1].append(item)
+        used += width
+    return rows, False
 
 
 SIMPLIFIED_NOTE = "simplified drawing (too many long edges to untangle): filter for detail"
@@ -123,22 +154,31 @@ def _subtitle(layout: Layout, when: str) -> str:
 
 def svg_size(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) -> tuple[float, float]:
     """The canvas: the layout, the header and the legend, with margins."""
+    width, height, _, _ = _canvas(graph, layout, title=title, when=when)
+    return width, height
+
+
+def _canvas(graph: nx.DiGraph, layout: Layout, *, title: str, when: str):
+    """Width, height, the legend's rows and whether they sit on the header's line."""
     when = _subtitle(layout, when)
     header_width = max(text_width(title, 18), text_width(when, 12)) + 40
+    rows, on_header = _legend_rows(_legend_items(graph), layout, header_width)
+    legend_width = max((_legend_width(row) for row in rows), default=0.0)
     width = max(
         layout.width + 2 * MARGIN,
-        header_width + _legend_width(_legend_items(graph)) + 2 * MARGIN,
+        header_width + (legend_width if on_header else 0.0) + 2 * MARGIN,
+        legend_width + 2 * MARGIN,
         320.0,
     )
     height = max(layout.height + HEADER_HEIGHT + 2 * MARGIN, HEADER_HEIGHT + 80)
-    return round(width, 1), round(height, 1)
+    if not on_header:
+        height += len(rows) * LEGEND_ROW + MARGIN / 2
+    return round(width, 1), round(height, 1), rows, on_header
 
 
 def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) -> str:
     """The SVG of a laid-out graph, with a header (`title`, `when`) and a legend."""
-    legend = _legend_items(graph)
-    legend_width = _legend_width(legend)
-    width, height = svg_size(graph, layout, title=title, when=when)
+    width, height, rows, on_header = _canvas(graph, layout, title=title, when=when)
     when = _subtitle(layout, when)
     drawing = svgwrite.Drawing(size=(f"{width:g}", f"{height:g}"), profile="full", debug=False)
     drawing.viewbox(0, 0, width, height)
@@ -156,16 +196,25 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
     header = drawing.g(class_="header")
     header.add(drawing.text(xml_text(title), insert=(MARGIN, MARGIN + 12), class_="title"))
     header.add(drawing.text(xml_text(when), insert=(MARGIN, MARGIN + 30), class_="when"))
-    x = width - MARGIN - legend_width
     legend_group = drawing.g(class_="legend")
-    for name, color in legend:
-        legend_group.add(
-            drawing.rect(insert=(x, MARGIN + 2), size=(12, 12), rx=2, fill=color, stroke="#9ca3af")
-        )
-        legend_group.add(drawing.text(xml_text(name), insert=(x + 17, MARGIN + 12)))
-        x += text_width(name, 12) + 34
-    header.add(legend_group)
+    # on the header's line, flush right; else in rows under the drawing, from the left
+    top = MARGIN if on_header else height - MARGIN - len(rows) * LEGEND_ROW
+    for index, row in enumerate(rows):
+        x = width - MARGIN - _legend_width(row) if on_header else MARGIN
+        y = top + index * LEGEND_ROW
+        for name, color in row:
+            legend_group.add(
+                drawing.rect(
+                    insert=(round(x, 1), y + 2), size=(12, 12), rx=2, fill=color, stroke="#9ca3af"
+                )
+            )
+            legend_group.add(drawing.text(xml_text(name), insert=(round(x + 17, 1), y + 12)))
+            x += _legend_item_width(name)
+    if on_header:
+        header.add(legend_group)
     drawing.add(header)
+    if not on_header:
+        drawing.add(legend_group)
 
     edges = drawing.g(class_="edges")
     numbers: dict[float, str] = {}

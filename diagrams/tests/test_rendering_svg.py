@@ -170,6 +170,40 @@ def test_legend_has_no_no_category_entry_when_every_node_has_one():
     assert [t.text for t in legend.findall(f"{SVG}text")] == ["Core"]
 
 
+def test_a_legend_too_long_for_the_drawing_wraps_under_it_without_widening_it():
+    """A focus on a few services of a big project can still carry a hundred categories:
+    the legend wraps in rows of the drawing's width (at least 600 px) under the graph, so
+    the canvas stays the graph's size (it was the legend's: a 750 px graph on a 15,000 px
+    canvas, drawn as a sliver at the left edge)."""
+    services = [service("Hub", consumes=tuple({"name": f"t{i}"} for i in range(3)))] + [
+        service(f"S{i}", category=f"Category number {i:03d}", produces=({"name": f"t{i % 3}"},))
+        for i in range(120)
+    ]
+    graph, layout, document, root = render(services)
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert width <= max(layout.width, 600) + 2 * 24 + 0.1
+    legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
+    assert legend not in list(next(g for g in root.iter(f"{SVG}g") if g.get("class") == "header"))
+    names = [t.text for t in legend.findall(f"{SVG}text")]
+    assert names == sorted(f"Category number {i:03d}" for i in range(120)) + ["no category"]
+    swatches = legend.findall(f"{SVG}rect")
+    rows = sorted({float(r.get("y")) for r in swatches})
+    assert len(rows) > 1
+    graph_bottom = max(box.y + box.height for box in layout.nodes.values())
+    assert rows[0] > graph_bottom and rows[-1] + 12 <= height
+    for rect, text in zip(swatches, legend.findall(f"{SVG}text"), strict=True):
+        x = float(rect.get("x"))
+        assert 0 < x and x + 17 + text_width(text.text, 12) <= width
+        assert rect.get("x") == f"{round(x, 1)}"  # coordinates rounded once, like the rest
+
+
+def test_a_short_legend_stays_on_the_header_line():
+    _, layout, _, root = render(shop())
+    header = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "header")
+    legend = next(g for g in header.iter(f"{SVG}g") if g.get("class") == "legend")
+    assert {float(r.get("y")) for r in legend.findall(f"{SVG}rect")} == {26.0}
+
+
 def test_header_shows_title_and_time():
     _, _, _, root = render(shop(), title="Checkout Platform", when="As of 2024-05-01 10:20:30 UTC")
     header = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "header")
