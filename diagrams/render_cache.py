@@ -185,6 +185,8 @@ _charged_to: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "render_budget", default=None
 )
 _rendering: contextvars.ContextVar[bool] = contextvars.ContextVar("rendering", default=False)
+# Set while reading something a spent budget does not refuse (CachedRead's `refusable`).
+_unrefused: contextvars.ContextVar[bool] = contextvars.ContextVar("unrefused", default=False)
 BUDGET_WINDOW = 60
 
 
@@ -227,7 +229,7 @@ def _budget_check() -> None:
     """Refuse a render when its caller spent this minute's budget (a render that starts
     within the budget finishes, whatever it costs). A cache that cannot count lets it be."""
     who = _charged_to.get()
-    if who is None or not settings.RENDER_BUDGET_SECONDS:
+    if who is None or not settings.RENDER_BUDGET_SECONDS or _unrefused.get():
         return
     key, left = _budget_key(who)
     try:
@@ -371,12 +373,16 @@ class CachedRead:
     holds the bytes (If-None-Match) is answered 304 with neither a cache lookup nor a
     render."""
 
-    __slots__ = ("key", "gzipped", "label", "_compute")
+    __slots__ = ("key", "gzipped", "label", "refusable", "_compute")
 
-    def __init__(self, key: str, compute, *, gzipped: bool, label: str = "render") -> None:
+    def __init__(
+        self, key: str, compute, *, gzipped: bool, label: str = "render", refusable: bool = True
+    ) -> None:
         self.key = key
         self.gzipped = gzipped
         self.label = label  # what the logs call it: "svg of <project id>"...
+        # False: made even when the caller's render budget is spent (still charged to it)
+        self.refusable = refusable
         self._compute = compute
 
     @property
@@ -388,7 +394,11 @@ class CachedRead:
         return f'W/"{version}-{digest[:24]}{"-gzip" if self.gzipped else ""}"'
 
     def body(self) -> bytes:
-        return cached_encoded(self.key, self._compute, gzipped=self.gzipped, label=self.label)
+        token = _unrefused.set(not self.refusable)
+        try:
+            return cached_encoded(self.key, self._compute, gzipped=self.gzipped, label=self.label)
+        finally:
+            _unrefused.reset(token)
 
 
 def json_bytes(value) -> bytes:

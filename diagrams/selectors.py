@@ -577,12 +577,22 @@ def project_read_cached(
 ):
     """A read of the project's state (services, entities) as a render_cache.CachedRead of
     encoded JSON (gzip bytes when `gzipped`), cached under the project's state like the
-    renders: any write to the project makes it unreachable."""
+    renders: any write to the project makes it unreachable. The current state is read
+    even when the caller's render budget is spent (it is still charged): it is data, not a
+    drawing, one per write at most, and a script that writes and then reads its services
+    must not be refused for a colleague's time travel (a review locked an organization out
+    of its services list with three people dragging a 3,000-service project's slider)."""
     from diagrams.render_cache import CachedRead, json_bytes, render_key
 
     key = render_key(project=project, at=at, filtered_ids=[], depth=None, kind=kind)
     label = _read_label(project, at, kind, [], None)
-    return CachedRead(key, lambda: json_bytes(compute()), gzipped=gzipped, label=label)
+    return CachedRead(
+        key,
+        lambda: json_bytes(compute()),
+        gzipped=gzipped,
+        label=label,
+        refusable=not is_current(at),
+    )
 
 
 def project_entities_cached(*, project: Project) -> dict:

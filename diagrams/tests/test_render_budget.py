@@ -109,3 +109,18 @@ def test_the_project_page_after_a_write_counts_against_the_budget(tight, factory
     assert graph not in page.content
     assert b"redrawn too often" in page.content
     assert b'data-focus-id="service--refunds"' in page.content  # the tables are there
+
+
+def test_the_current_services_and_entities_answer_with_the_budget_spent(tight, factory, org, shop):
+    """Data, not drawings: a script that writes and then reads the services is not refused
+    for the organization's time travel. Past states stay budgeted (each `at` is a read)."""
+    key = factory.key_client(org, "ci")
+    base = f"/v1/projects/{shop['project']}"
+    assert key.get(f"{base}/graph?at={past(1)}").status_code == 200  # spends the budget
+    assert_budget_spent(key.get(f"{base}/graph/svg?at={past(2)}"))
+    new_service(key, shop["project"], {"name": "Refunds"})  # a new state: nothing cached
+    services = key.get(f"{base}/services")
+    assert services.status_code == 200 and "Refunds" in {s["name"] for s in services.json()}
+    assert "service--refunds" in key.get(f"{base}/entities").json()["services"]
+    assert_budget_spent(key.get(f"{base}/services?at={past(3)}"))
+    assert_budget_spent(key.get(f"{base}/graph"))  # the drawing of the new state still is
