@@ -106,6 +106,17 @@ def test_download_svg_and_copy_mermaid_give_the_graph_as_shown(browser, demo):
     assert set(re.findall(r'data-entity-id="([^"]+)"', svg)) == then
     assert "As of" in svg
 
+    # a text Mermaid would refuse (over its default 500 arrows) is copied, and said to be
+    big = "flowchart LR\n" + "".join(f"    service__a --> messaging__t{i}\n" for i in range(501))
+    page.route("**/graph/mermaid*", lambda route: route.fulfill(status=200, body=big))
+    page.locator("[data-copy-mermaid]").click()
+    copy = page.locator("[data-copy-mermaid]")
+    expect(copy).to_have_text("Copied: over Mermaid's limits")
+    expect(copy).to_have_attribute("title", re.compile(r"at most 50,000 characters and 500 arrows"))
+    assert page.evaluate("navigator.clipboard.readText()") == big
+    expect(copy).to_have_text("Copy Mermaid", timeout=6000)
+    page.unroute("**/graph/mermaid*")
+
     # a failed fetch is not "Copied"
     page.route("**/graph/mermaid*", lambda route: route.fulfill(status=503, body="down"))
     page.locator("[data-copy-mermaid]").click()

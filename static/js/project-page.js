@@ -434,6 +434,7 @@
   var download = tools.querySelector("[data-download]");
   download.addEventListener("click", function () { download.href = graphUrl("svg"); });
   var copy = tools.querySelector("[data-copy-mermaid]");
+  var MERMAID_MAX_TEXT = 50000, MERMAID_MAX_EDGES = 500;  // Mermaid 11's defaults
   var copyTimer;
   function said(text, why) {  // the button says how the copy went, then goes back
     copy.textContent = text;
@@ -459,8 +460,18 @@
           throw new Error(message || response.statusText);
         });
       })
-      .then(clipboardWrite)
-      .then(function () { said("Copied"); })
+      .then(function (text) { return clipboardWrite(text).then(function () { return text; }); })
+      .then(function (text) {
+        // Mermaid 11 refuses a text over its default maxTextSize or maxEdges: say so now,
+        // not when the paste shows "Maximum text size in diagram exceeded"
+        var arrows = (text.match(/ --> /g) || []).length;
+        if (text.length <= MERMAID_MAX_TEXT && arrows <= MERMAID_MAX_EDGES) { said("Copied"); return; }
+        said("Copied: over Mermaid's limits", "Mermaid draws at most " +
+             MERMAID_MAX_TEXT.toLocaleString("en") + " characters and " + MERMAID_MAX_EDGES +
+             " arrows unless its maxTextSize and maxEdges settings are raised; this is " +
+             text.length.toLocaleString("en") + " characters and " + arrows.toLocaleString("en") +
+             " arrows. Show a part of the project first, or use Download SVG.");
+      })
       .catch(function (error) { said("Copy failed", error && error.message); });
   });
 
