@@ -927,3 +927,59 @@ def test_on_a_phone_the_moment_is_said_whole_and_the_zoom_buttons_cover_no_graph
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert errors == []
     context.close()
+
+
+def test_a_tall_graph_opens_on_boxes_not_on_empty_space(browser, demo):
+    """A graph readable only in part opens at its left. When the left's boxes are nowhere
+    near the graph's middle height (a chain whose end fans out into a tall column), it opens
+    where they are, not on blank canvas (a 3,000-service project opened on a phone showed
+    no box at all)."""
+    from accounts.actors import actor_for_membership
+    from diagrams.service_writes import service_create
+    from diagrams.services import project_create
+
+    actor = actor_for_membership(demo["membership"])
+    project = project_create(actor=actor, name="Tall fan", description="")
+    for index in range(6):
+        consumes = [{"name": f"k{index}"}] if index else []
+        service_create(
+            actor=actor,
+            project_id=project.id,
+            data={
+                "name": f"K{index}",
+                "consumes": consumes,
+                "produces": [{"name": f"k{index + 1}"}],
+            },
+        )
+    for index in range(60):
+        service_create(
+            actor=actor,
+            project_id=project.id,
+            data={"name": f"F{index:02d}", "consumes": [{"name": "k6"}]},
+        )
+    context = browser.new_context(viewport={"width": 390, "height": 800})
+    context.add_cookies(
+        [
+            {
+                "name": "__session",
+                "value": session_start(membership=demo["membership"]),
+                "url": demo["url"],
+            }
+        ]
+    )
+    page = context.new_page()
+    page.goto(f"{demo['url']}/projects/{project.id}/")
+    expect(page.locator(".graph-stage g.node").first).to_be_attached()
+    in_view = page.evaluate(
+        """() => {
+          const svg = document.querySelector('.graph-stage svg');
+          const [x, y, w, h] = svg.getAttribute('viewBox').split(/[ ,]+/).map(Number);
+          return [...svg.querySelectorAll('g.node > rect')].filter((r) => {
+            const rx = +r.getAttribute('x'), ry = +r.getAttribute('y');
+            return rx < x + w && rx + +r.getAttribute('width') > x &&
+                   ry < y + h && ry + +r.getAttribute('height') > y;
+          }).map((r) => r.parentNode.getAttribute('data-entity-id'));
+        }"""
+    )
+    assert "service--k0" in in_view, in_view
+    context.close()

@@ -119,9 +119,31 @@
       this.fit();
       return;
     }
-    var f = this.full, size = this.size();
-    this.view = { cx: f.x + (size.w * READABLE) / 2, cy: f.y + f.h / 2, scale: READABLE };
+    var f = this.full, size = this.size(), w = size.w * READABLE, h = size.h * READABLE;
+    this.view = { cx: f.x + w / 2, cy: this.openingMiddle(f.x + w, h), scale: READABLE };
     this.apply();
+  };
+
+  // The height a readable opening view is centred at: the graph's middle, unless no box of
+  // the view's strip (the graph's left, `right` wide) is there; then where the most of them
+  // fit in one view, the topmost such place. A tall graph's left may hold nothing at its
+  // middle: a 3,000-service project opened on a phone showed no box at all.
+  Viewer.prototype.openingMiddle = function (right, h) {
+    var f = this.full, middle = f.y + f.h / 2, ys = [];
+    var boxes = this.svg().querySelectorAll("g.node > rect");
+    for (var i = 0; i < boxes.length; i++) {
+      var box = boxes[i], height = +box.getAttribute("height");
+      if (+box.getAttribute("x") < right) ys.push(+box.getAttribute("y") + height / 2);
+    }
+    var reach = h / 2 - 20;  // a box's middle this near the centre is in view
+    if (!ys.length || ys.some(function (y) { return Math.abs(y - middle) <= reach; })) return middle;
+    ys.sort(function (a, b) { return a - b; });
+    var first = 0, best = 0, most = 0;
+    for (var last = 0; last < ys.length; last++) {
+      while (ys[last] - ys[first] > 2 * reach) first++;
+      if (last - first + 1 > most) { most = last - first + 1; best = first; }
+    }
+    return (ys[best] + ys[best + most - 1]) / 2;
   };
 
   Viewer.prototype.fit = function () {
