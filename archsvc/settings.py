@@ -276,6 +276,10 @@ RENDER_LOCK_WAIT_SECONDS = env_float("RENDER_LOCK_WAIT_SECONDS", 20.0)
 # IP on share links, may cause per minute; past it, a read that would render is 429 until
 # the minute is over (warm reads still answer). 0: no budget. (diagrams/render_cache.py)
 RENDER_BUDGET_SECONDS = env_float("RENDER_BUDGET_SECONDS", 60.0)
+# A shared page or embed inlines its graph up to this size; a bigger one (a few thousand
+# services) is fetched by the page from the cached SVG, instead of being compressed anew
+# inside the page on every anonymous view (diagrams/views.py, _page).
+SHARE_INLINE_SVG_BYTES = env_int("SHARE_INLINE_SVG_BYTES", 1_000_000)
 RENDER_LOCK_SECONDS = env_int("RENDER_LOCK_SECONDS", 25)
 
 # The assistant: the built-in analyst unless an OpenAI-compatible endpoint is configured.

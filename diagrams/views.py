@@ -114,16 +114,21 @@ def _page(request, token: str, template: str, ancestors: str, unavailable: str) 
     try:
         project = _shared(request, token)
         filtered_ids, depth = _graph_query(request)
-        svg = _shared_render(project, filtered_ids, depth, gzipped=False).decode()
+        svg = _shared_render(project, filtered_ids, depth, gzipped=False)
     except _Refused as refused:  # an embed says so inside the embedding page
         return _refusal(request, refused, page=unavailable, ancestors=ancestors)
+    # A big graph is not inlined: every anonymous view would compress it anew inside the
+    # page (11 MB and 0.2 s of CPU a view for 3,000 services); the page fetches it from
+    # the SVG address instead, whose compressed bytes are cached.
+    load = len(svg) > settings.SHARE_INLINE_SVG_BYTES
     response = render(
         request,
         template,
         {
             "project_name": project.name,
             "token": token,
-            "svg": svg,
+            "svg": "" if load else svg.decode(),
+            "load": load,
             "filtered_ids": ",".join(filtered_ids),
             "depth": depth,
             "depths": range(6),

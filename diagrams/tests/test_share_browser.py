@@ -144,3 +144,27 @@ def test_the_share_page_cannot_be_framed(browser, shared):
         or frame.locator("g.node").count() == 0
     )
     context.close()
+
+
+def test_a_graph_too_big_to_inline_is_fetched_by_the_shared_page(browser, shared, settings):
+    """Past SHARE_INLINE_SVG_BYTES (a project of thousands of services) the page does not
+    carry its graph, which every anonymous view would compress anew, but fetches it from the
+    cached SVG: the reader sees the same graph, the focus in the address kept."""
+    settings.SHARE_INLINE_SVG_BYTES = 100
+    html = urllib.request.urlopen(f"{shared['url']}/share/{shared['token']}/", timeout=10).read()
+    assert b'aria-label="Architecture of' not in html and b"data-load" in html
+    context = browser.new_context()
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(f"{shared['url']}/share/{shared['token']}/")
+    expect(page.locator(".graph-stage g.node")).to_have_count(5)
+    assert any(url.endswith(f"/share/{shared['token']}/graph.svg") for url in asked)
+    page.goto(
+        f"{shared['url']}/share/{shared['token']}/embed/?filteredIds=service--billing&depth=0"
+    )
+    expect(page.locator(".graph-stage g.node")).to_have_count(1)
+    assert errors == []
+    context.close()

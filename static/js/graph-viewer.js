@@ -40,6 +40,8 @@
     this.bindControls();
     this.bindStage();
     this.attach();
+    // a graph too big to inline (a shared page of thousands of services) is fetched
+    if (!this.svg() && root.hasAttribute("data-load")) this.load();
   }
 
   Viewer.prototype.svg = function () { return this.stage.querySelector("svg"); };
