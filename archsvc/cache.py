@@ -91,8 +91,9 @@ class BoundedLocMemCache(LocMemCache):
         return value
 
     def clear(self):
-        super().clear()
-        with self._lock:
+        with self._lock:  # one section: a set between the two would go uncounted
+            self._cache.clear()
+            self._expire_info.clear()
             self._sizes.of.clear()
             self._sizes.total = 0
 

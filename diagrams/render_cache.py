@@ -62,6 +62,10 @@ RENDER_VERSION = hashlib.sha256(b"".join(p.read_bytes() for p in _SOURCES)).hexd
 # at its server's clock (or a microsecond after the snapshot they follow), so only a server
 # whose clock runs this far behind another's could still write before such a moment.
 SETTLED_SECONDS = 60
+# The reads whose bytes are the state as of `at` and nothing else. Not the service list: it
+# carries each snapshot's `validUntil`, which a later write sets on the snapshot that was
+# current then.
+SETTLED_KINDS = frozenset({"json", "svg", "mermaid", "entities"})
 
 
 def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind: str) -> str:
@@ -69,13 +73,18 @@ def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind:
     in the order given, which the JSON echoes) and whether `at` is still in the future (a
     render of a future time is the current state until that time comes, then it is "as
     of"). The current state, and a moment so recent that a write could still land before
-    it, is named by `updated_at`, which every write moves. A settled past moment is named
-    by itself: writes only ever begin snapshots from now on, so the services as of then
-    never change, and only the project's name, drawn in the header, can change what its
-    renders show. Writes then leave time travel's renders and ETags alone."""
+    it, is named by `updated_at`, which every write moves. A settled past moment of a
+    drawing or the entities (SETTLED_KINDS) is named by itself: writes only ever begin
+    snapshots from now on, so the services as of then never change, and only the project's
+    name, drawn in the header, can change what those show. Writes then leave time travel's
+    renders and ETags alone."""
     from diagrams.selectors import is_current
 
-    settled = at is not None and at < timezone.now() - timedelta(seconds=SETTLED_SECONDS)
+    settled = (
+        kind in SETTLED_KINDS
+        and at is not None
+        and at < timezone.now() - timedelta(seconds=SETTLED_SECONDS)
+    )
     query = json.dumps(
         [
             project.id,

@@ -264,13 +264,14 @@ class ServiceDetailView(ProjectAPIView):
         responses={204: None, **error_responses(404, 409)},
     )
     def delete(self, request, project_id, slug):
+        project = self.project(request, project_id)  # 404 before a bad If-Match's 400
         expected = if_match(request)
         try:
             service_writes.service_delete(
                 actor=request.user, project_id=project_id, slug=slug, expected=expected
             )
         except ServiceNotFound:
-            raise _missing(self.project(request, project_id), slug, None) from None
+            raise _missing(project, slug, None) from None
         except ServiceChangedMeanwhile as changed:
             raise _changed_meanwhile(changed, slug) from None
         return Response(status=204)

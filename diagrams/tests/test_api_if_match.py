@@ -119,3 +119,14 @@ def test_after_a_rename_the_old_address_is_404_whatever_the_tag(api, pid):
     moved = api.get(url(pid, "order-desk"))
     renamed = put(api, pid, {"owner": "X"}, "order-desk", HTTP_IF_MATCH=moved["ETag"])
     assert renamed.status_code == 200
+
+
+def test_a_missing_project_is_404_before_a_bad_if_match(api):
+    for method in ("put", "delete"):
+        response = getattr(api, method)(
+            "/v1/projects/nothere-abcdefgh/services/x",
+            {"description": "x"},
+            content_type=JSON,
+            HTTP_IF_MATCH="garbage",
+        )
+        assert response.status_code == 404, (method, response.content)

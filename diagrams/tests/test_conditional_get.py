@@ -199,7 +199,7 @@ def test_members_browsers_store_nothing(factory, org, project):
     )
 
 
-@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("endpoint", [e for e in ENDPOINTS if e != "services"])
 def test_a_settled_past_moment_keeps_its_render_and_tag_through_writes(
     api, project, endpoint, monkeypatch
 ):
@@ -237,3 +237,36 @@ def test_a_moment_a_write_could_still_reach_is_keyed_by_the_state(api, project):
     before = api.get(url)
     put(api, f"/v1/projects/{project}/services/service-0", {"description": "x"})
     assert api.get(url, HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 200
+
+
+def test_a_past_service_list_follows_writes_since_it_says_when_each_state_ended(
+    api, project, monkeypatch
+):
+    """The service list of a moment long past is not keyed by the moment alone: each
+    service carries its snapshot's `validUntil`, which a later write sets."""
+    from django.utils import timezone
+
+    from diagrams import render_cache
+
+    monkeypatch.setattr(render_cache, "SETTLED_SECONDS", 0)
+    moment = timezone.now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    url = f"/v1/projects/{project}/services?at={moment}"
+    before = api.get(url)
+    assert {s["validUntil"] for s in before.json()} == {None}
+    put(api, f"/v1/projects/{project}/services/service-0", {"description": "later"})
+    after = api.get(url, HTTP_IF_NONE_MATCH=before["ETag"])
+    assert after.status_code == 200
+    ended = {s["slug"]: s["validUntil"] for s in after.json()}
+    assert ended["service-0"] is not None and ended["service-1"] is None
+
+
+def test_every_time_to_come_is_one_current_read_of_services_and_entities(api, project):
+    """A future `at` is the current state (CONTRACT 7): services and entities, which do not
+    echo `at`, share the current state's key, so distinct future times are not each a
+    computation (they are read even when the render budget is spent)."""
+    base = f"/v1/projects/{project}"
+    for endpoint in ("services", "entities"):
+        now = api.get(f"{base}/{endpoint}")
+        for year in (2100, 2200):
+            later = api.get(f"{base}/{endpoint}?at={year}-01-01T00:00:00Z")
+            assert later["ETag"] == now["ETag"]

@@ -137,7 +137,7 @@
       var box = boxes[i], height = +box.getAttribute("height");
       if (+box.getAttribute("x") < right) ys.push(+box.getAttribute("y") + height / 2);
     }
-    var reach = h / 2 - 20;  // a box's middle this near the centre is in view
+    var reach = Math.max(h / 2 - 20, 0);  // a box's middle this near the centre is in view
     if (!ys.length || ys.some(function (y) { return Math.abs(y - middle) <= reach; })) return middle;
     ys.sort(function (a, b) { return a - b; });
     var first = 0, best = 0, most = 0;
