@@ -11,7 +11,8 @@ splits the two. Endpoints run in alternated rounds; each figure is the median of
     .venv/bin/python bench/api_cpu.py              # 3 rounds of 4 s per endpoint
     .venv/bin/python bench/api_cpu.py --no-write   # docs untouched
 
-Needs what bench/api.py needs (PostgreSQL, Redis and wrk on 127.0.0.1).
+Needs what bench/api.py needs (PostgreSQL, Redis and wrk on 127.0.0.1). Run it alone: the
+PostgreSQL and Redis columns count every such process on the machine (a CI run's too).
 """
 
 import argparse

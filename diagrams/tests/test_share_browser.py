@@ -153,6 +153,7 @@ def test_a_graph_too_big_to_inline_is_fetched_by_the_shared_page(browser, shared
     settings.SHARE_INLINE_SVG_BYTES = 100
     html = urllib.request.urlopen(f"{shared['url']}/share/{shared['token']}/", timeout=10).read()
     assert b'aria-label="Architecture of' not in html and b"data-load" in html
+    assert f'<a href="/share/{shared["token"]}/graph.svg">'.encode() in html  # no script
     context = browser.new_context()
     page = context.new_page()
     errors = []
