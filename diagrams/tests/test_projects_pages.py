@@ -305,3 +305,33 @@ def test_an_action_goes_back_only_to_a_page_of_this_site(browser, elsewhere):
     assert response.status_code == 302 and response["Location"] == "/"
     back = browser.post(f"/projects/{alpha.id}/unpin/", {"next": "/?archived=all"})
     assert back["Location"] == "/?archived=all"
+
+
+def test_an_address_asking_for_a_view_leaves_the_drawing_to_the_page(browser, caplog):
+    """The history page's links, a reload and a bookmark name a focus or a moment, which the
+    page's script asks for at once: the page does not also draw the whole project now (11 MB
+    sent and parsed for nothing at 3,000 services). What the script would not take as a
+    view (a malformed moment or focus) leaves the page as it is: drawn now."""
+    import logging
+
+    from diagrams.tests.helpers import new_service
+
+    create(browser, "Viewed")
+    project = Project.objects.get()
+    new_service(browser, project.id, {"name": "Ledger", "produces": [{"name": "ledger.posted"}]})
+    graph = 'aria-label="Architecture of'
+    base = f"/projects/{project.id}/"
+    for query in ("", "?at=yesterday", "?focus=Ledger", "?at=2026-01-01T00:00:00", "?focus=x--y"):
+        page = browser.get(base + query).content.decode()
+        assert graph in page and "data-asked" not in page, query
+    for query in (
+        "?at=2026-01-01T00:00:00Z",
+        "?focus=service--ledger&depth=2",
+        "?focus=category--core",
+        "?at=2026-01-01T00:00:00.123456Z&focus=nonsense",
+    ):
+        with caplog.at_level(logging.INFO, logger="archsvc.render_cache"):
+            caplog.clear()
+            page = browser.get(base + query).content.decode()
+        assert graph not in page and "data-asked" in page, query
+        assert not [r for r in caplog.records if "render computed: svg" in r.getMessage()]

@@ -510,5 +510,9 @@
   // a reload, a link): one redraw for all it asks
   if (view.at || view.focus) {
     document.dispatchEvent(new CustomEvent("archsvc:view", { detail: view }));
+  } else if (viewerRoot.hasAttribute("data-asked") && !viewerRoot.querySelector("[data-stage] svg")) {
+    // the server left the graph to this script for a view it read in the address that this
+    // script does not take: draw the project as it is now
+    document.dispatchEvent(new CustomEvent("archsvc:focus", { detail: { clear: true } }));
   }
 })();
