@@ -23,6 +23,25 @@ def assert_chain_is_sound(service_id):
     return chain
 
 
+def parallel_puts(clients, url: str, **headers) -> list[int]:
+    """Each client PUTs a description of its own to `url`, all released at once; their
+    statuses in client order."""
+    barrier = threading.Barrier(len(clients))
+
+    def write(index):
+        try:
+            barrier.wait(timeout=10)
+            body = {"description": f"writer {index}"}
+            return (
+                clients[index].put(url, body, content_type="application/json", **headers)
+            ).status_code
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=len(clients)) as pool:
+        return list(pool.map(write, range(len(clients))))
+
+
 @requires_postgres
 @pytest.mark.django_db(transaction=True)
 def test_twenty_parallel_puts_leave_a_sound_chain(factory):
@@ -30,25 +49,7 @@ def test_twenty_parallel_puts_leave_a_sound_chain(factory):
     clients = [factory.key_client(org, f"writer-{i}") for i in range(20)]
     project = new_project(clients[0])
     new_service(clients[0], project, {"name": "Hot"})
-    barrier = threading.Barrier(20)
-
-    def write(index):
-        try:
-            barrier.wait(timeout=10)
-            return (
-                clients[index]
-                .put(
-                    f"/v1/projects/{project}/services/hot",
-                    {"description": f"writer {index}"},
-                    content_type="application/json",
-                )
-                .status_code
-            )
-        finally:
-            connection.close()
-
-    with ThreadPoolExecutor(max_workers=20) as pool:
-        statuses = list(pool.map(write, range(20)))
+    statuses = parallel_puts(clients, f"/v1/projects/{project}/services/hot")
     assert set(statuses) <= {200, 409}, statuses
     service_id = ServiceSnapshot.objects.get(slug="hot", version=1).service_id
     chain = assert_chain_is_sound(service_id)
@@ -96,27 +97,8 @@ def test_parallel_puts_with_one_if_match_let_exactly_one_through(factory):
     clients = [factory.key_client(org, f"writer-{i}") for i in range(10)]
     project = new_project(clients[0])
     new_service(clients[0], project, {"name": "Hot"})
-    tag = clients[0].get(f"/v1/projects/{project}/services/hot")["ETag"]
-    barrier = threading.Barrier(10)
-
-    def write(index):
-        try:
-            barrier.wait(timeout=10)
-            return (
-                clients[index]
-                .put(
-                    f"/v1/projects/{project}/services/hot",
-                    {"description": f"writer {index}"},
-                    content_type="application/json",
-                    HTTP_IF_MATCH=tag,
-                )
-                .status_code
-            )
-        finally:
-            connection.close()
-
-    with ThreadPoolExecutor(max_workers=10) as pool:
-        statuses = list(pool.map(write, range(10)))
+    url = f"/v1/projects/{project}/services/hot"
+    statuses = parallel_puts(clients, url, HTTP_IF_MATCH=clients[0].get(url)["ETag"])
     assert sorted(statuses) == [200] + [409] * 9, statuses
     service_id = ServiceSnapshot.objects.get(slug="hot", version=1).service_id
     assert len(assert_chain_is_sound(service_id)) == 2
