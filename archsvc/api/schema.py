@@ -203,14 +203,12 @@ def add_common_responses(result, generator, request, public):
                     if status == "401":
                         entry["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"}}}
                     responses[status] = entry
-            conditional = {p.get("name") for p in operation.get("parameters", [])}
-            tagged = (
-                "service"
-                if operation.get("operationId") in SERVICE_TAGGED
-                else "body"
-                if "If-None-Match" in conditional
-                else None
-            )
+            names = {p.get("name") for p in operation.get("parameters", [])}
+            tagged = None
+            if operation.get("operationId") in SERVICE_TAGGED:
+                tagged = "service"
+            elif "If-None-Match" in names:
+                tagged = "body"
             if tagged and "200" in responses:
                 responses["200"].setdefault("headers", {})["ETag"] = {
                     "schema": {"type": "string"},

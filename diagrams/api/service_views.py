@@ -137,15 +137,12 @@ def if_match(request) -> set[Version] | None:
 
 def _changed_meanwhile(changed: ServiceChangedMeanwhile, slug: str) -> Conflict:
     current = changed.current
-    error = Conflict(
+    return Conflict(
         f"Service '{slug}' changed since it was read (If-Match); nothing was written. "
-        "Read it again, then retry."
+        "Read it again, then retry.",
+        details=f"It is now at {service_etag(current)}: version {current.version}, by "
+        f"{current.actor} at {iso(current.valid_from)}.",
     )
-    error.details = (
-        f"It is now at {service_etag(current)}: version {current.version}, by "
-        f"{current.actor} at {iso(current.valid_from)}."
-    )
-    return error
 
 
 class ServiceListView(ProjectAPIView):
