@@ -391,3 +391,64 @@ def test_lines_of_a_box_are_stacked_inside_it():
         baselines = [float(t.get("y")) for t in group.findall(f"{SVG}text")]
         assert baselines == sorted(baselines)
         assert all(top < y < top + height for y in baselines)
+
+
+PATH_STEP = re.compile(r"([MhcLC])([^MhcLC]*)")
+
+
+def drawn_points(d: str) -> list[tuple[float, float]]:
+    """The points an edge's path passes through (the ends of its segments), read back from
+    its `d` whether it is written absolute (M, L, C) or relative (h, c)."""
+    points: list[tuple[float, float]] = []
+    x = y = 0.0
+    for command, args in PATH_STEP.findall(d):
+        numbers = [float(n) for n in re.findall(r"-?[\d.]+(?:e[-+]?\d+)?", args)]
+        if command == "M" or command == "L":
+            x, y = numbers
+        elif command == "C":
+            (mid_a, y_a, mid_b, y_b, x, y) = numbers
+            assert (mid_a, mid_b, y_a) == (mid_b, mid_a, points[-1][1]) and y_b == y
+        elif command == "h":
+            (dx,) = numbers
+            x += dx
+        else:
+            (half_a, zero, half_b, dy_b, dx, dy) = numbers
+            assert zero == 0 and half_a == half_b == pytest.approx(dx / 2) and dy_b == dy
+            x, y = x + dx, y + dy
+        points.append((x, y))
+    return points
+
+
+def test_edges_are_drawn_through_the_layouts_points_on_a_wide_graph():
+    """Edges that cross many ranks (the SVG writes them in relative steps) still start, bend
+    and end where the layout put them: the same coordinates the graph JSON gives, so an
+    arrow meets its box after 30 ranks as it does after one. Each curve is the S-bend: flat
+    tangents, control points half way across."""
+    services = [
+        service(
+            f"Stage {i:02d}",
+            produces=({"name": f"stage-{i:02d}-done"},),
+            consumes=tuple({"name": f"stage-{i - back:02d}-done"} for back in (1, 7) if i >= back),
+        )
+        for i in range(30)
+    ]
+    graph, layout, document, root = render(services)
+    routes = {(route.source, route.target): route.points for route in layout.edges}
+    paths = [p for p in root.iter(f"{SVG}path") if "edge" in (p.get("class") or "").split()]
+    assert len(paths) == len(routes) == graph.number_of_edges()
+    longest = 0
+    for path in paths:
+        expected = routes[path.get("data-source"), path.get("data-target")]
+        drawn = drawn_points(path.get("d"))
+        longest = max(longest, len(drawn))
+        assert len(drawn) == len(expected)
+        for (x, y), (ex, ey) in zip(drawn, expected, strict=True):
+            assert x == pytest.approx(ex, abs=0.01) and y == pytest.approx(ey, abs=0.01)
+    assert longest >= 10  # the long edges did cross many ranks
+    # Numbers are written short: no float tails ("1933.6000000000001"), no exponents.
+    numbers = re.findall(r'\s(?:x|y|width|height|rx|ry)="([^"]*)"', document) + [
+        n for p in paths for n in re.findall(r"-?[\d.e+]+", p.get("d"))
+    ]
+    assert numbers and all(re.fullmatch(r"-?\d+(\.\d{1,2})?", n) for n in numbers), sorted(
+        {n for n in numbers if not re.fullmatch(r"-?\d+(\.\d{1,2})?", n)}
+    )[:5]
