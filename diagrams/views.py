@@ -3,6 +3,7 @@ with a token. Every request looks the token up, so a replaced or revoked token i
 once on every worker; responses are never stored by browsers or proxies."""
 
 import re
+from itertools import islice
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -141,6 +142,12 @@ def _page(request, token: str, template: str, ancestors: str, unavailable: str) 
 
 # What static/js/project-page.js takes from the address as a view to show (its `asked`),
 # read exactly as it reads it: the first value of each key, ASCII digits.
+# The project page's tables list this many rows each, and say how many more there are: at
+# 3,000 services the two whole tables were 3.7 MB of the page's HTML (and as many DOM rows,
+# built again from the entities by its script). The script finds and shows the rest;
+# without it, `?rows=all` lists them all.
+TABLE_ROWS = 100
+
 _ASKED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z", re.ASCII)
 _ASKED_FOCUS = re.compile(r"(service|messaging|category|owner|flow)--[a-z0-9][a-z0-9_-]*")
 
@@ -283,6 +290,8 @@ def project_page(request, project_id: str):
         for e in events
     ]
     consumed = [t["name"] for t in entities["topics"].values() if t["consumers"]]
+    limit = None if request.GET.get("rows") == "all" else TABLE_ROWS
+    services, topics = entities["services"], entities["topics"]
     return render(
         request,
         "diagrams/project.html",
@@ -311,20 +320,25 @@ def project_page(request, project_id: str):
                     "name": e["name"],
                     "slug": e["slug"],
                     "owner": e["owner"],
-                    "consumes": [entities["topics"][t]["name"] for t in e["consumes"]],
-                    "produces": [entities["topics"][t]["name"] for t in e["produces"]],
+                    "consumes": [topics[t]["name"] for t in e["consumes"]],
+                    "produces": [topics[t]["name"] for t in e["produces"]],
                 }
-                for sid, e in entities["services"].items()
+                for sid, e in islice(services.items(), limit)
             ],
             "topic_rows": [
                 {
                     "id": tid,
                     "name": t["name"],
-                    "producers": [entities["services"][s]["name"] for s in t["producers"]],
-                    "consumers": [entities["services"][s]["name"] for s in t["consumers"]],
+                    "producers": [services[s]["name"] for s in t["producers"]],
+                    "consumers": [services[s]["name"] for s in t["consumers"]],
                 }
-                for tid, t in entities["topics"].items()
+                for tid, t in islice(topics.items(), limit)
             ],
+            "service_total": len(services),
+            "topic_total": len(topics),
+            # every service's slug now: the script tells from them which rows of a past
+            # moment can still be edited
+            "now_slugs": " ".join(e["slug"] for e in services.values()),
             # every current entity's name by id: the chat names what an answer cites,
             # whatever the graph shows at that moment
             "entity_names": {

@@ -1,4 +1,4 @@
-"""Template filters for how text wraps on narrow screens."""
+"""Template filters for text: how it wraps on narrow screens, how numbers read."""
 
 import re
 
@@ -18,3 +18,9 @@ def breaks(value) -> str:
     `confirmed` in a narrow cell instead of `orders.confir` / `med`."""
     # safe: the text is escaped first; the only markup added is <wbr>
     return mark_safe(_AFTER.sub(r"\1<wbr>", str(escape(value))))  # noqa: S308
+
+
+@register.filter
+def thousands(value: int) -> str:
+    """3000 as "3,000", as the page's script writes counts (toLocaleString("en"))."""
+    return f"{value:,}"

@@ -203,11 +203,32 @@
   var timelineComplete = lists.hasAttribute("data-timeline-complete");
   var nowSlugs = {};
   lists.getAttribute("data-now-slugs").split(" ").forEach(function (slug) { if (slug) nowSlugs[slug] = true; });
-  var pageRows = {  // what the page was served with
-    services: Array.prototype.slice.call(bodies.services.children),
-    topics: Array.prototype.slice.call(bodies.topics.children),
-    count: countLabel.textContent
-  };
+  // The tables list TABLE_ROWS rows each (as the server's TABLE_ROWS) and say how many more
+  // there are; Show all lists the rest, and Find narrows both to the rows whose names,
+  // owner or topics hold every word typed. Rows are built only when listed: a project of
+  // 3,000 services does not build 6,000 rows to show 100.
+  var TABLE_ROWS = 100;
+  var COLUMNS = { services: 5, topics: 3 };
+  var NOUNS = { services: "service", topics: "topic" };
+  var finder = lists.querySelector("[data-table-find]");
+  var findInput = finder.querySelector("input");
+  var findCount = finder.querySelector("[data-find-count]");
+  var mores = { services: lists.querySelector('[data-more="services"]'), topics: lists.querySelector('[data-more="topics"]') };
+  var showAll = { services: false, topics: false };
+  // the rows the page was served with: all of them, or the first TABLE_ROWS of `total`
+  function servedModel(kind) {
+    var rows = Array.prototype.slice.call(bodies[kind].children);
+    var listed = rows.filter(function (row) { return row.querySelector("[data-focus-id]"); });
+    var total = Number(bodies[kind].getAttribute("data-total"));
+    return {
+      items: listed.map(function (row) { return { text: row.textContent.toLowerCase(), row: row }; }),
+      total: total,
+      complete: listed.length >= total,
+      empty: listed.length ? null : rows[0]
+    };
+  }
+  var pageRows = { services: servedModel("services"), topics: servedModel("topics"), count: countLabel.textContent };
+  var tables = pageRows;  // what the tables list: the served rows, or the entities of a moment
   // The page comes with the newest 100 changes. A moment older than they reach reads older
   // pages of the history (as many changes each, at most HISTORY_PAGES in all) until every change
   // made since it is known, and the slug each service renamed since had at it: what is
@@ -340,8 +361,13 @@
     var services = entities.services, topics = entities.topics;
     var changed = changedSince(at), editor = editorSlugs(at);
     var name = function (table) { return function (id) { return table[id] ? table[id].name : id; }; };
-    var serviceRows = Object.keys(services).map(function (id) {
+    var serviceItems = Object.keys(services).map(function (id) {
       var service = services[id];
+      var consumes = service.consumes.map(name(topics)), produces = service.produces.map(name(topics));
+      var text = [service.name, service.slug, service.owner || ""].concat(consumes, produces).join(" ");
+      return { text: text.toLowerCase(), build: function () { return serviceRow(id, service, consumes, produces); } };
+    });
+    function serviceRow(id, service, consumes, produces) {
       var row = element("tr");
       var edit = element("td");
       var slugNow = editor(service.slug);
@@ -358,43 +384,124 @@
       }
       row.append(
         cell(named),
-        cell(tags(service.consumes.map(name(topics)))),
-        cell(tags(service.produces.map(name(topics)))),
+        cell(tags(consumes)),
+        cell(tags(produces)),
         element("td", {}, service.owner || "\u2014"),
         edit
       );
       return row;
-    });
-    var topicRows = Object.keys(topics).map(function (id) {
+    }
+    var topicItems = Object.keys(topics).map(function (id) {
       var topic = topics[id];
-      var row = element("tr");
-      row.append(
-        cell([nameButton(id, topic.name)]),
-        cell(tags(topic.producers.map(name(services))), none()),
-        cell(tags(topic.consumers.map(name(services))), none())
-      );
-      return row;
+      var producers = topic.producers.map(name(services)), consumers = topic.consumers.map(name(services));
+      return {
+        text: [topic.name].concat(producers, consumers).join(" ").toLowerCase(),
+        build: function () {
+          var row = element("tr");
+          row.append(cell([nameButton(id, topic.name)]), cell(tags(producers), none()), cell(tags(consumers), none()));
+          return row;
+        }
+      };
     });
     var moment = at ? "at that moment" : "yet";
+    var model = function (items, kind) {
+      return { items: items, total: items.length, complete: true, empty: items.length ? null : emptyRow(COLUMNS[kind], "No " + kind + " " + moment + ".") };
+    };
     return {
-      services: serviceRows.length ? serviceRows : [emptyRow(5, "No services " + moment + ".")],
-      topics: topicRows.length ? topicRows : [emptyRow(3, "No topics " + moment + ".")],
-      count: plural(serviceRows.length, "service") + (at ? " then" : "")
+      services: model(serviceItems, "services"),
+      topics: model(topicItems, "topics"),
+      count: plural(serviceItems.length, "service") + (at ? " then" : "")
     };
   }
-  function fillTables(rows, at) {
-    bodies.services.replaceChildren.apply(bodies.services, rows.services);
-    bodies.topics.replaceChildren.apply(bodies.topics, rows.topics);
-    countLabel.textContent = rows.count;
+  function findWords() { return findInput.value.toLowerCase().split(/\s+/).filter(Boolean); }
+  function matching(kind) {
+    var words = findWords(), items = tables[kind].items;
+    if (!words.length) return items;
+    return items.filter(function (item) {
+      return words.every(function (word) { return item.text.indexOf(word) >= 0; });
+    });
+  }
+  function listTable(kind) {
+    var model = tables[kind], words = findWords(), matches = matching(kind);
+    var listed = showAll[kind] ? matches : matches.slice(0, TABLE_ROWS);
+    var rows = listed.map(function (item) { return item.row || (item.row = item.build()); });
+    if (!rows.length) {
+      rows = [words.length && model.items.length
+        ? emptyRow(COLUMNS[kind], "No " + kind + " match \u201c" + findInput.value.trim() + "\u201d.")
+        : model.empty || emptyRow(COLUMNS[kind], "No " + kind + ".")];
+    }
+    bodies[kind].replaceChildren.apply(bodies[kind], rows);
+    // what is not listed: more matches than shown, or (served rows) rows not on the page
+    var of = words.length ? (model.complete ? matches.length : model.total) : model.total;
+    var more = mores[kind];
+    more.hidden = listed.length >= of;
+    if (!more.hidden) {
+      more.querySelector("[data-more-text]").textContent = "Showing " + listed.length.toLocaleString("en") +
+        " of " + of.toLocaleString("en") + " " + (words.length && model.complete ? "matching " : "") +
+        NOUNS[kind] + (of === 1 ? "" : "s") + ".";
+    }
+    return matches.length;
+  }
+  function listTables() {
+    var services = listTable("services"), topics = listTable("topics");
+    var complete = tables.services.complete && tables.topics.complete;
+    findCount.textContent = !findWords().length ? "" : !complete
+      ? "Reading every service and topic\u2026"
+      : plural(services, "service") + ", " + plural(topics, "topic");
+  }
+  function fillTables(model, at) {
+    tables = model;
+    listTables();
+    countLabel.textContent = model.count;
     var when = at ? " as of " + at.slice(0, 16).replace("T", " ") + " UTC" : "";
     atLabels.forEach(function (label) { label.textContent = when; });
   }
-  function showTables(at) {
-    if (at === tablesWanted && !tablesShort) return;
+  // The page came with the first rows of now only: Find and Show all read the rest (the
+  // entities, as a past moment's tables are read), once, when first used.
+  var allAsked = "";  // Show all's address, clicked before every row could be listed here
+  function readAll() {
+    if (tables.services.complete && tables.topics.complete) return;
+    if (lists.getAttribute("aria-busy") === "true") return;  // a reading is on its way
+    showTables(tablesWanted, true);
+  }
+  finder.hidden = false;
+  findInput.addEventListener("input", function () {
+    showAll.services = showAll.topics = false;
+    readAll();
+    listTables();
+  });
+  // Enter shows the first match in the graph: a service if one matches, else a topic
+  findInput.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter" || !findWords().length) return;
+    event.preventDefault();
+    var first = matching("services")[0] || matching("topics")[0];
+    if (!first) return;
+    var button = (first.row || (first.row = first.build())).querySelector("[data-focus-id]");
+    focus(button.getAttribute("data-focus-id"), button.textContent);
+    viewerRoot.scrollIntoView({ behavior: "smooth", block: "start" });
+  });
+  // Show all lists every row here; should they not be read, the link's address has the
+  // server list them all
+  Object.keys(mores).forEach(function (kind) {
+    var link = mores[kind].querySelector("[data-show-all]");
+    link.addEventListener("click", function (event) {
+      event.preventDefault();
+      showAll[kind] = true;
+      if (tables[kind].complete) {
+        listTable(kind);
+      } else {
+        allAsked = link.href;
+        readAll();
+      }
+    });
+  });
+  // `again`: read the moment shown once more, for every row of it (Find, Show all)
+  function showTables(at, again) {
+    if (at === tablesWanted && !tablesShort && !again) return;
     tablesWanted = at;
     var asked = ++tablesAsked;  // a reading still on its way is now out of date
     nowNote.hidden = true;
-    if (!at) { fillTables(pageRows, ""); fillGroups(null); }  // at once; then as the project is now
+    if (!at && !again) { fillTables(pageRows, ""); fillGroups(null); }  // at once; then as the project is now
     lists.setAttribute("aria-busy", "true");
     var reading = fetch("/v1/projects/" + project + "/entities" + (at ? "?at=" + encodeURIComponent(at) : ""), { credentials: "same-origin" })
       .then(function (response) {
@@ -413,7 +520,10 @@
       .catch(function () {
         if (asked !== tablesAsked) return;
         lists.removeAttribute("aria-busy");
-        if (!at) return;  // the page's own rows stay
+        if (!at) {  // the page's own rows stay; a Show all waiting on them asks the server
+          if (again && allAsked) window.location.assign(allAsked);
+          return;
+        }
         fillTables(pageRows, "");
         fillGroups(null);
         nowNote.textContent = "The graph shows an earlier moment; the tables below and the count above could not be read for it and list the project as it was when the page opened.";

@@ -1,0 +1,120 @@
+"""The project page's tables on a big project, in a real browser: they list their first
+rows and say how many more there are, Show all lists the rest, Find narrows both tables to
+what holds every word typed (a name, an owner, a topic), and Enter shows the first match
+in the graph."""
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.services import session_start
+from conftest import requires_chromium
+from diagrams.tests.test_project_tables import SIZE, big_project
+from diagrams.views import TABLE_ROWS
+
+pytestmark = [
+    pytest.mark.browser,
+    requires_chromium,
+]
+
+
+@pytest.fixture
+def page_of_big(browser, live_server, factory):
+    membership = factory.member(factory.org("big"), role="admin")
+    project = big_project(membership)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.add_cookies(
+        [
+            {
+                "name": "__session",
+                "value": session_start(membership=membership),
+                "url": live_server.url,
+            }
+        ]
+    )
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{live_server.url}/projects/{project}/")
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    expect(page.locator("[data-entity-lists]")).not_to_have_attribute("aria-busy", "true")
+    yield page
+    assert errors == []
+    context.close()
+
+
+def test_the_tables_list_their_first_rows_and_show_all_lists_the_rest(page_of_big):
+    page = page_of_big
+    services = page.locator('[data-rows="services"] tr')
+    topics = page.locator('[data-rows="topics"] tr')
+    expect(services).to_have_count(TABLE_ROWS)
+    expect(topics).to_have_count(TABLE_ROWS)
+    more = page.locator('[data-more="services"]')
+    expect(more).to_contain_text(f"Showing {TABLE_ROWS} of {SIZE} services.")
+    more.get_by_role("link", name="Show all").click()
+    expect(services).to_have_count(SIZE)
+    expect(more).to_be_hidden()
+    assert "rows=all" not in page.url  # listed here, not asked of the server again
+    expect(services.last).to_contain_text("Worker 129")
+    project_path = page.url.split("://", 1)[1].split("/", 1)[1].split("?")[0]
+    expect(services.last.get_by_role("link", name="Edit Worker 129")).to_have_attribute(
+        "href", f"/{project_path}services/worker-129/edit/"
+    )
+    expect(topics).to_have_count(TABLE_ROWS)  # the other table keeps its length
+    expect(page.locator('[data-more="topics"]')).to_be_visible()
+
+
+def test_find_narrows_both_tables_and_enter_shows_the_first_match(page_of_big):
+    page = page_of_big
+    services = page.locator('[data-rows="services"] tr')
+    topics = page.locator('[data-rows="topics"] tr')
+    find = page.get_by_label("Find")
+    count = page.locator("[data-find-count]")
+    # a topic's name: the topic, its producer and its consumers (workers 2x and 2x+1)
+    find.fill("jobs.060")
+    expect(services).to_have_count(3)
+    expect(services.get_by_role("button")).to_have_text(["Worker 060", "Worker 120", "Worker 121"])
+    expect(topics.get_by_role("button")).to_have_text(["jobs.060"])
+    expect(count).to_have_text("3 services, 1 topic")
+    expect(page.locator('[data-more="services"]')).to_be_hidden()
+    # every word must be there, anywhere in the row: an owner, part of a name (or of a
+    # topic: Worker 025 consumes jobs.012), beyond the first 100 rows too
+    find.fill("team-1 worker 12")
+    expect(services.get_by_role("button")).to_have_text(
+        ["Worker 025", "Worker 121", "Worker 125", "Worker 129"]
+    )
+    # more matches than the tables list: they say so, and Show all lists them
+    find.fill("team-0")
+    expect(count).to_have_text("33 services, 0 topics")  # topics: names of services only
+    expect(services).to_have_count(33)
+    find.fill("worker")
+    expect(services).to_have_count(TABLE_ROWS)
+    more = page.locator('[data-more="services"]')
+    expect(more).to_contain_text(f"Showing {TABLE_ROWS} of {SIZE} matching services.")
+    more.get_by_role("link", name="Show all").click()
+    expect(services).to_have_count(SIZE)
+    # nothing matches: said in each table
+    find.fill("zebra")
+    expect(services).to_have_text(["No services match “zebra”."])
+    expect(topics).to_have_text(["No topics match “zebra”."])
+    expect(count).to_have_text("0 services, 0 topics")
+    # Enter shows the first match in the graph
+    find.fill("Worker 125")
+    find.press("Enter")
+    expect(page.locator(".graph-stage g.node.focused")).to_have_attribute(
+        "data-entity-id", "service--worker-125"
+    )
+    expect(page.locator("[data-focus-name]")).to_have_text("Worker 125")
+    # emptied, the tables list their first rows again
+    find.fill("")
+    expect(services).to_have_count(TABLE_ROWS)
+    expect(count).to_have_text("")
+
+
+def test_show_all_asks_the_server_when_the_rows_cannot_be_read_here(page_of_big):
+    page = page_of_big
+    page.route("**/entities*", lambda route: route.abort())
+    page.locator('[data-more="topics"]').get_by_role("link", name="Show all").click()
+    page.wait_for_url("**/?rows=all#topics-heading")
+    expect(page.locator('[data-rows="topics"] tr')).to_have_count(SIZE)
+    expect(page.locator('[data-rows="services"] tr')).to_have_count(SIZE)
+    expect(page.locator('[data-more="topics"]')).to_be_hidden()
