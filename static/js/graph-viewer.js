@@ -23,6 +23,8 @@
     return { x: 0, y: 0, w: svg.width.baseVal.value || 800, h: svg.height.baseVal.value || 600 };
   }
 
+  var SVG_NS = "http://www.w3.org/2000/svg";
+
   function clamp(value, low, high) { return Math.min(Math.max(value, low), high); }
 
   function Viewer(root) {
@@ -275,34 +277,75 @@
   };
 
   Viewer.prototype.bindGraph = function (svg) {
-    var self = this;
+    var self = this, edges = {};
+    // one listener for the whole graph: the box under the pointer, or none. (A box lifted
+    // above the veil has left the document for an instant, so the browser forgets it was
+    // under the pointer: its own mouseleave never came.)
+    svg.addEventListener("mouseover", function (event) {
+      var node = event.target.closest && event.target.closest("g.node");
+      self.highlight(svg, node ? node.getAttribute("data-entity-id") : null);
+    });
+    svg.addEventListener("mouseleave", function () { self.highlight(svg, null); });
     svg.querySelectorAll("g.node").forEach(function (node) {
       var id = node.getAttribute("data-entity-id");
-      node.addEventListener("mouseenter", function () { self.highlight(svg, id); });
-      node.addEventListener("mouseleave", function () { self.highlight(svg, null); });
       node.addEventListener("click", function () {
         if (self.moved) return;
         if (self.root.querySelector("[data-depth-select]")) self.show({ focus: id });
       });
     });
+    svg.querySelectorAll("path.edge").forEach(function (edge) {
+      [edge.getAttribute("data-source"), edge.getAttribute("data-target")].forEach(function (end) {
+        (edges[end] = edges[end] || []).push(edge);
+      });
+    });
+    this.edgesOf = edges;  // each node's edges, for the hover
   };
 
+  /* Hovering a box lights it, its edges and the boxes at their other ends, and veils the
+     rest: a white sheet at three quarters over the whole graph (as the rest at a quarter
+     opacity looks), with the lit elements moved above it and put back after. Dimming each
+     element (`opacity` on every box and edge) restyled and repainted all of them on each
+     hover: some 18,000 at 3,000 services, 200 ms before the highlight showed. */
   Viewer.prototype.highlight = function (svg, id) {
-    svg.classList.toggle("dimmed", !!id);
-    svg.querySelectorAll(".lit").forEach(function (el) { el.classList.remove("lit"); });
-    if (!id) return;
-    svg.querySelectorAll("path.edge").forEach(function (edge) {
-      var source = edge.getAttribute("data-source"), target = edge.getAttribute("data-target");
-      if (source === id || target === id) {
-        edge.classList.add("lit");
-        [source, target].forEach(function (end) {
-          var node = svg.querySelector('g.node[data-entity-id="' + CSS.escape(end) + '"]');
-          if (node) node.classList.add("lit");
-        });
-      }
+    if (svg === this.litSvg && id === this.litId) return;  // the same box, moved over again
+    this.litSvg = svg;
+    this.litId = id;
+    var lifted = this.lifted || [];
+    for (var i = lifted.length - 1; i >= 0; i--) {  // back where they were, in order
+      lifted[i].el.classList.remove("lit");
+      lifted[i].parent.insertBefore(lifted[i].el, lifted[i].next);
+    }
+    this.lifted = [];
+    var veil = svg.querySelector("[data-hover-veil]");
+    if (veil) veil.remove();
+    if (!id || !this.svg() || this.svg() !== svg) return;
+    var own = svg.querySelector('g.node[data-entity-id="' + CSS.escape(id) + '"]');
+    if (!own) return;
+    var lit = [], nodes = {};
+    (this.edgesOf[id] || []).forEach(function (edge) {
+      lit.push(edge);
+      [edge.getAttribute("data-source"), edge.getAttribute("data-target")].forEach(function (end) {
+        if (end !== id) nodes[end] = true;
+      });
     });
-    var self_node = svg.querySelector('g.node[data-entity-id="' + CSS.escape(id) + '"]');
-    if (self_node) self_node.classList.add("lit");
+    Object.keys(nodes).forEach(function (end) {
+      var node = svg.querySelector('g.node[data-entity-id="' + CSS.escape(end) + '"]');
+      if (node) lit.push(node);
+    });
+    lit.push(own);  // last: on top
+    var box = this.full;
+    veil = document.createElementNS(SVG_NS, "rect");
+    [["data-hover-veil", ""], ["pointer-events", "none"], ["x", box.x], ["y", box.y],
+     ["width", box.w], ["height", box.h], ["fill", "#fff"], ["opacity", ".75"]]
+      .forEach(function (pair) { veil.setAttribute(pair[0], pair[1]); });
+    svg.append(veil);
+    // moved whole (a box's group keeps its classes), so the SVG's own styles still apply
+    var moved = this.lifted;
+    lit.forEach(function (el) {
+      moved.push({ el: el, parent: el.parentNode, next: el.nextSibling });
+      el.classList.add("lit");
+      svg.append(el);
+    });
   };
 
   // what the focus is called: the name it was chosen by, the graph's own label for it (its
