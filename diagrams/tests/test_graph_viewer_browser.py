@@ -185,6 +185,55 @@ def test_keys_pan_and_zoom_the_focused_graph(browser, demo):
     context.close()
 
 
+COUNT_REDRAWS = """() => {
+  window.redraws = 0;
+  if (window.counting) return;
+  window.counting = true;
+  new MutationObserver((changes) => { window.redraws += changes.length; })
+    .observe(document.querySelector(".graph-stage svg"), { attributeFilter: ["viewBox"] });
+}"""
+
+
+def test_a_drag_moves_the_drawing_with_the_pointer_and_draws_it_anew_once_at_rest(browser, demo):
+    """A big graph is slow to lay out (some 200 ms at 3,000 services): while the pointer
+    moves, the drawing is moved as it is, and drawn anew (its viewBox) once the drag ends,
+    where it was left, sharp."""
+    context, page, errors = member_page(browser, demo, viewport=DESKTOP)
+    page.locator("[data-zoom=in]").click()
+    stage, before = boxes(page)
+    page.evaluate(COUNT_REDRAWS)
+    x, y = stage["x"] + stage["width"] / 2, stage["y"] + stage["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x - 120, y - 30, steps=6)
+    _, moving = boxes(page)
+    # the graph follows the pointer (as far as it can go up: it may be at its top)
+    assert moving["x"] == pytest.approx(before["x"] - 120, abs=1.5)
+    assert before["y"] - 30 - 1.5 <= moving["y"] <= before["y"] + 1.5
+    assert page.evaluate("window.redraws") == 0
+    page.mouse.up()
+    # let go: drawn at once (no transform left on it)
+    assert page.locator(".graph-stage svg").evaluate("svg => svg.style.transform") == ""
+    _, rested = boxes(page)
+    assert page.evaluate("window.redraws") == 1
+    assert rested["x"] == pytest.approx(moving["x"], abs=1.5)
+    assert rested["y"] == pytest.approx(moving["y"], abs=1.5)
+    # Ctrl + wheel zooms live too, and the drawing is drawn anew once the wheel rests
+    page.evaluate(COUNT_REDRAWS)
+    page.keyboard.down("Control")
+    for _ in range(3):
+        page.mouse.wheel(0, -60)
+    page.keyboard.up("Control")
+    _, zooming = boxes(page)
+    assert zooming["width"] > rested["width"] * 1.2
+    page.wait_for_timeout(600)
+    _, zoomed = boxes(page)
+    assert page.evaluate("window.redraws") == 1
+    assert zoomed["width"] == pytest.approx(zooming["width"], rel=0.01)
+    assert errors == []
+    context.close()
+
+
 def test_every_control_says_what_the_graph_shows(browser, demo):
     context, page, errors = member_page(browser, demo, viewport=DESKTOP)
     nodes = page.locator(".graph-stage g.node")

@@ -11,6 +11,8 @@
   var ZOOM_STEP = 1.4;     // one press of + or -
   var PAN_STEP = 0.15;     // one arrow key: this share of the visible width or height
   var NARROW = 600;        // an embed narrower than this opens readable, like the pages
+  var OVERSCAN = 0.5;      // the drawing reaches this share of the frame past each side
+  var SETTLE_MS = 150;     // a drag or a wheel this long still is drawn anew
   var KINDS = { service: "service", messaging: "topic", category: "category", owner: "owner",
                 flow: "flow" };
   var DEPTH_OFF = "Depth counts steps around a focus: choose one in Show or click a box first";
@@ -53,9 +55,10 @@
     var svg = this.svg();
     if (!svg) return;
     this.full = viewBoxOf(svg);
-    svg.setAttribute("width", "100%");
+    svg.setAttribute("width", "100%");  // until apply() sizes it with its overscan
     svg.setAttribute("height", "100%");
     svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+    this.drawn = null;
     this.sizeStage();
     if (keep) { this.view = keep; this.apply(); } else { this.start(); }
     this.bindGraph(svg);
@@ -87,9 +90,10 @@
     return Math.max(this.full.w / size.w, this.full.h / size.h, 1);
   };
 
-  /* The view is a centre and a scale; the viewBox always has the stage's proportions, so
-     what is visible is exactly the viewBox and its centre is the centre of the stage. */
-  Viewer.prototype.apply = function () {
+  /* The view is a centre and a scale. The SVG element is the frame plus OVERSCAN of it past
+     each side (the frame clips it), and its viewBox has the same proportions, so the
+     frame shows exactly the view and its centre is the centre of the frame. */
+  Viewer.prototype.clampView = function () {
     var v = this.view, f = this.full, size = this.size();
     v.scale = clamp(v.scale, MIN_SCALE, this.fitScale());
     this.fitted = v.scale >= this.fitScale();  // then the view is the fit: a resize fits again
@@ -97,8 +101,54 @@
     // keep the graph in view: centred along an axis it fits in, else no margin past its edges
     v.cx = w >= f.w ? f.x + f.w / 2 : clamp(v.cx, f.x + w / 2, f.x + f.w - w / 2);
     v.cy = h >= f.h ? f.y + f.h / 2 : clamp(v.cy, f.y + h / 2, f.y + f.h - h / 2);
-    this.svg().setAttribute("viewBox", [v.cx - w / 2, v.cy - h / 2, w, h].join(" "));
     this.showEdges(v.cx - w / 2, v.cy - h / 2, w, h);
+    return size;
+  };
+
+  // draw the view: the SVG is laid out anew (at 3,000 services some 200 ms)
+  Viewer.prototype.apply = function () {
+    clearTimeout(this.settleTimer);
+    var v = this.view, size = this.clampView(), svg = this.svg();
+    var ow = size.w * OVERSCAN, oh = size.h * OVERSCAN;
+    var w = size.w * v.scale, h = size.h * v.scale;
+    svg.style.position = "absolute";
+    svg.style.willChange = "transform";  // its own layer: a move is the compositor's alone
+    svg.style.left = -ow + "px";
+    svg.style.top = -oh + "px";
+    svg.style.width = size.w + 2 * ow + "px";
+    svg.style.height = size.h + 2 * oh + "px";
+    svg.style.transformOrigin = ow + size.w / 2 + "px " + (oh + size.h / 2) + "px";
+    svg.style.transform = "";
+    svg.setAttribute("viewBox", [v.cx - w / 2 - ow * v.scale, v.cy - h / 2 - oh * v.scale,
+                                 w + 2 * ow * v.scale, h + 2 * oh * v.scale].join(" "));
+    this.drawn = { cx: v.cx, cy: v.cy, scale: v.scale, w: size.w, h: size.h };
+  };
+
+  /* A view on the move (a drag, a pinch, the wheel, a held arrow key): the drawing as it
+     is, moved and scaled by the compositor, and drawn anew once the move rests, or at once
+     when the frame would show past the drawing's overscan. Laying out a big graph on every
+     pointer move made dragging 3,000 services run at 5 frames a second. */
+  Viewer.prototype.move = function () {
+    var d = this.drawn, v = this.view, svg = this.svg();
+    if (!d || !svg) { this.apply(); return; }
+    var size = this.clampView();
+    var k = d.scale / v.scale;  // the drawing's magnification
+    var tx = (d.cx - v.cx) / v.scale, ty = (d.cy - v.cy) / v.scale;
+    // the frame must stay inside the moved drawing
+    var covered = size.w === d.w && size.h === d.h &&
+      Math.abs(tx) + size.w / 2 <= k * size.w * (0.5 + OVERSCAN) &&
+      Math.abs(ty) + size.h / 2 <= k * size.h * (0.5 + OVERSCAN);
+    if (!covered) { this.apply(); return; }
+    svg.style.transform = "translate(" + tx + "px, " + ty + "px) scale(" + k + ")";
+    var self = this;
+    clearTimeout(this.settleTimer);
+    this.settleTimer = setTimeout(function () { self.settle(); }, SETTLE_MS);
+  };
+
+  // the move has rested: draw what it shows
+  Viewer.prototype.settle = function () {
+    clearTimeout(this.settleTimer);
+    if (this.view && this.svg() && this.svg().style.transform) this.apply();
   };
 
   // shade the sides past which the graph goes on (half a pixel of slack: rounding)
@@ -159,7 +209,7 @@
 
   // zoom by `factor` (>1 zooms out) keeping the graph point under stage pixel (px, py) still;
   // without a point, around the centre of what is visible
-  Viewer.prototype.zoom = function (factor, px, py) {
+  Viewer.prototype.zoom = function (factor, px, py, live) {
     if (!this.view) return;
     var v = this.view, size = this.size();
     if (px === undefined) { px = size.w / 2; py = size.h / 2; }
@@ -168,14 +218,14 @@
     v.cx = gx - (px - size.w / 2) * scale;
     v.cy = gy - (py - size.h / 2) * scale;
     v.scale = scale;
-    this.apply();
+    if (live) this.move(); else this.apply();
   };
 
-  Viewer.prototype.pan = function (dx, dy) {  // in stage pixels
+  Viewer.prototype.pan = function (dx, dy, live) {  // in stage pixels
     if (!this.view) return;
     this.view.cx += dx * this.view.scale;
     this.view.cy += dy * this.view.scale;
-    this.apply();
+    if (live) this.move(); else this.apply();
   };
 
   Viewer.prototype.point = function (event) {  // a pointer's position in stage pixels
@@ -225,11 +275,12 @@
       var gy = g.view.cy + (g.y - size.h / 2) * g.view.scale;
       self.view = { cx: gx - (x - size.w / 2) * scale, cy: gy - (y - size.h / 2) * scale,
                     scale: scale };
-      self.apply();
+      self.move();
     });
     function end(event) {
       if (!(event.pointerId in pointers)) return;
       delete pointers[event.pointerId];
+      if (!Object.keys(pointers).length) self.settle();  // let go: drawn as it now is
       start();  // the fingers left carry on from where the view is
     }
     window.addEventListener("pointerup", end);
@@ -241,7 +292,7 @@
       event.preventDefault();
       var delta = event.deltaY * (event.deltaMode === 1 ? 16 : 1);
       var p = self.point(event);
-      self.zoom(Math.exp(clamp(delta, -100, 100) * 0.002), p.x, p.y);
+      self.zoom(Math.exp(clamp(delta, -100, 100) * 0.002), p.x, p.y, true);
     }, { passive: false });
 
     stage.addEventListener("keydown", function (event) {
@@ -249,9 +300,10 @@
       var size = self.size();
       var moves = { ArrowLeft: [-PAN_STEP * size.w, 0], ArrowRight: [PAN_STEP * size.w, 0],
                     ArrowUp: [0, -PAN_STEP * size.h], ArrowDown: [0, PAN_STEP * size.h] };
-      if (moves[event.key]) self.pan(moves[event.key][0], moves[event.key][1]);
-      else if (event.key === "+" || event.key === "=") self.zoom(1 / ZOOM_STEP);
-      else if (event.key === "-" || event.key === "_") self.zoom(ZOOM_STEP);
+      // a key held down repeats: moved live, drawn when it is let go (or SETTLE_MS after)
+      if (moves[event.key]) self.pan(moves[event.key][0], moves[event.key][1], true);
+      else if (event.key === "+" || event.key === "=") self.zoom(1 / ZOOM_STEP, undefined, undefined, true);
+      else if (event.key === "-" || event.key === "_") self.zoom(ZOOM_STEP, undefined, undefined, true);
       else if (event.key === "0") self.fit();
       else return;
       event.preventDefault();  // the arrows would scroll the page too
