@@ -44,3 +44,38 @@ def test_ask_the_assistant_and_focus_a_cited_service(browser, live_server, facto
     expect(page.locator(".graph-stage g.node")).to_have_count(2)  # Billing and its topic
     expect(page.locator("[data-focus-name]")).to_have_text("Billing")
     context.close()
+
+
+def test_a_big_graph_is_fetched_by_the_page_not_inlined(browser, live_server, factory, settings):
+    """Over SHARE_INLINE_SVG_BYTES the project page carries an empty frame and its script
+    fetches the graph from the API's SVG address (whose gzip bytes are cached): the page is
+    small, and the graph is there all the same."""
+    settings.SHARE_INLINE_SVG_BYTES = 2_000
+    org = factory.org("acme")
+    membership = factory.member(org, role="admin")
+    client = factory.member_client(membership, enforce_csrf=False)
+    project = new_project(client, "Shop")
+    new_service(client, project, {"name": "Checkout", "produces": [{"name": "orders.placed"}]})
+    new_service(client, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}]})
+    html = client.get(f"/projects/{project}/").content.decode()
+    assert "data-load" in html and "<svg" not in html.split("data-stage")[1].split("</div>")[0]
+    context = browser.new_context()
+    context.add_cookies(
+        [
+            {
+                "name": "__session",
+                "value": session_start(membership=membership),
+                "url": live_server.url,
+            }
+        ]
+    )
+    page = context.new_page()
+    fetched = []
+    page.on("request", lambda r: fetched.append(r.url) if "/graph/svg" in r.url else None)
+    page.goto(f"{live_server.url}/projects/{project}/")
+    expect(page.locator(".graph-stage g.node")).to_have_count(3)
+    assert fetched == [f"{live_server.url}/v1/projects/{project}/graph/svg"]
+    # and it is the whole viewer: a click focuses
+    page.locator('g.node[data-entity-id="service--billing"]').dispatch_event("click")
+    expect(page.locator(".graph-stage g.node")).to_have_count(2)
+    context.close()
