@@ -291,8 +291,7 @@ def project_page(request, project_id: str):
         svg, graph_wait = b"", spent.retry_after
     # a big graph is fetched by the page's script from the API's SVG address, as a shared
     # page's is: inlined, every load compressed its megabytes anew inside the page (3,000
-    # services: 8.3 MB, 0.2 s of a 0.29 s page), where the SVG's gzip bytes are cached and
-    # a reload of the same state is a 304
+    # services: 8.3 MB, 0.2 s of a 0.29 s page), where the SVG's gzip bytes are cached
     load = len(svg) > settings.SHARE_INLINE_SVG_BYTES
     charge_renders_to(None)  # the tables' entities are the page's own reading, not a drawing
     entities = project_entities_cached(project=project)
