@@ -413,3 +413,58 @@ class CachedRead:
 def json_bytes(value) -> bytes:
     """JSON as DRF's renderer writes it (compact, UTF-8)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+# --- layouts ------------------------------------------------------------------------------
+# A layout depends on the graph's shape alone: each node's id, label and kind, each edge and
+# its kind. A write that changes none of them (an owner, a category, a description, the
+# extras) changes the drawing's colours and tooltips but not where anything goes, and the
+# JSON and the SVG of one state share it; so on a big graph the layout (two thirds of a
+# 3,000-service render) is kept in the shared cache under its shape, compressed, and found
+# again by any worker and any kind of render.
+LAYOUT_MIN_NODES = 500  # smaller graphs lay out in tens of milliseconds: not worth keeping
+
+
+def layout_key(graph, origin: tuple[float, float]) -> str:
+    shape = repr(
+        (
+            origin,
+            sorted(
+                (n, d.get("label", n), d.get("type", "service")) for n, d in graph.nodes(data=True)
+            ),
+            sorted((s, t, d.get("kind", "produces")) for s, t, d in graph.edges(data=True)),
+        )
+    )
+    return f"layout:{RENDER_VERSION}:{hashlib.sha256(shape.encode()).hexdigest()}"
+
+
+def layout_cached(graph, *, origin: tuple[float, float]):
+    """`layout_layered(graph, origin=origin)`, from the shared cache when a graph of this
+    shape was laid out before (by this code)."""
+    import pickle
+    import zlib
+
+    from diagrams.rendering.layout import layout_layered
+
+    if graph.number_of_nodes() < LAYOUT_MIN_NODES or not settings.RENDER_CACHE_SECONDS:
+        return layout_layered(graph, origin=origin)
+    key = layout_key(graph, origin)
+    stored = _shared_get(key)
+    if isinstance(stored, bytes):
+        try:
+            # our own cache's bytes, written below: as trusted as the pickles Django's cache
+            # backends read back for every value
+            return pickle.loads(zlib.decompress(stored))  # noqa: S301
+        except Exception:  # noqa: BLE001 - a damaged entry is laid out again
+            logger.warning("layout in the cache unreadable: %s", key, exc_info=True)
+    started = time.perf_counter()
+    layout = layout_layered(graph, origin=origin)
+    logger.info(
+        "layout computed: %d nodes in %.0f ms (%s)",
+        graph.number_of_nodes(),
+        (time.perf_counter() - started) * 1000,
+        key,
+    )
+    if stored is not _UNREACHABLE:
+        _shared_set(key, zlib.compress(pickle.dumps(layout, protocol=5), 1))
+    return layout

@@ -35,9 +35,9 @@ from archsvc.hotpath import (
 from diagrams.entities import ServiceState, project_entities
 from diagrams.history import snapshot_changes
 from diagrams.models import Pin, Project, Service, ServiceSnapshot
-from diagrams.render_cache import LocalRenders
+from diagrams.render_cache import LocalRenders, layout_cached
 from diagrams.rendering.graph import graph_filter, project_graph
-from diagrams.rendering.layout import Layout, layout_layered
+from diagrams.rendering.layout import Layout
 from diagrams.rendering.svg import graph_origin
 from diagrams.slugs import is_project_id
 
@@ -416,7 +416,7 @@ def project_graph_view(
     its layout; plus the header texts. Category ids in a focus are the same as in
     /entities (computed over the whole project)."""
     graph = project_graph_only(project=project, at=at, filtered_ids=filtered_ids, depth=depth)
-    layout = layout_layered(graph, origin=graph_origin())
+    layout = layout_cached(graph, origin=graph_origin())
     return graph, layout, {"title": project.name, "when": _when_label(project, at)}
 
 

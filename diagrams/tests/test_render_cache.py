@@ -233,3 +233,44 @@ def test_the_pages_and_the_api_share_one_entities_render_and_see_every_write(fac
         if r.getMessage().startswith(f"render computed: entities of {project}")
     ]
     assert len(computed) == 2  # one for each state of the project
+
+
+def layouts_computed(caplog) -> int:
+    return sum(r.getMessage().startswith("layout computed") for r in caplog.records)
+
+
+def test_a_layout_is_made_once_per_shape_of_the_graph(api, caplog, monkeypatch):
+    """The JSON and the SVG of a state share one layout; a write that leaves the graph's
+    shape alone (an owner, a category, a description) is drawn anew from the same layout,
+    in its new colours and tooltips, at the same places; a new edge or a new name lays it
+    out again."""
+    monkeypatch.setattr(render_cache, "LAYOUT_MIN_NODES", 1)
+    project = new_project(api)
+    new_service(api, project, {"name": "Alpha", "produces": [{"name": "orders"}]})
+    new_service(api, project, {"name": "Beta", "consumes": [{"name": "orders"}]})
+    with caplog.at_level("INFO", logger="archsvc.render_cache"):
+        svg = api.get(f"/v1/projects/{project}/graph/svg").content.decode()
+        graph = api.get(f"/v1/projects/{project}/graph").json()
+        assert layouts_computed(caplog) == 1
+        put(
+            api,
+            f"/v1/projects/{project}/services/beta",
+            {"owner": "team-b", "category": "Billing", "description": "bills"},
+        )
+        svg_after = api.get(f"/v1/projects/{project}/graph/svg").content.decode()
+        graph_after = api.get(f"/v1/projects/{project}/graph").json()
+        assert layouts_computed(caplog) == 1
+        assert "owner: team-b" in svg_after and "owner: team-b" not in svg
+        place = {n["id"]: (n["x"], n["y"], n["width"]) for n in graph["nodes"]}
+        assert {n["id"]: (n["x"], n["y"], n["width"]) for n in graph_after["nodes"]} == place
+        beta = next(n for n in graph_after["nodes"] if n["id"] == "service--beta")
+        assert beta["category"] == "Billing"
+        # a new edge: laid out again, and drawn with it
+        put(api, f"/v1/projects/{project}/services/beta", {"produces": [{"name": "bills"}]})
+        assert "messaging--bills" in api.get(f"/v1/projects/{project}/graph/svg").content.decode()
+        assert layouts_computed(caplog) == 2
+        # a new name (a wider box): laid out again
+        put(api, f"/v1/projects/{project}/services/alpha", {"name": "Alpha with a long name"})
+        svg_renamed = api.get(f"/v1/projects/{project}/graph/svg").content.decode()
+        assert "Alpha with a long name" in svg_renamed
+        assert layouts_computed(caplog) == 3
