@@ -6,8 +6,11 @@ in the graph."""
 import pytest
 from playwright.sync_api import expect
 
+from accounts.actors import actor_for_membership
 from accounts.services import session_start
 from conftest import requires_chromium
+from diagrams.service_writes import service_create
+from diagrams.services import project_create
 from diagrams.tests.test_project_tables import SIZE, big_project
 from diagrams.views import TABLE_ROWS
 
@@ -61,6 +64,13 @@ def test_the_tables_list_their_first_rows_and_show_all_lists_the_rest(page_of_bi
     )
     expect(topics).to_have_count(TABLE_ROWS)  # the other table keeps its length
     expect(page.locator('[data-more="topics"]')).to_be_visible()
+    # another moment lists its first rows again: after the fifth newest change, 126 services
+    slider = page.locator("[data-timeline]")
+    slider.fill(str(int(slider.get_attribute("max")) - 5))
+    slider.dispatch_event("change")
+    expect(page.locator("[data-service-count]")).to_have_text(f"{SIZE - 4} services then")
+    expect(services).to_have_count(TABLE_ROWS)
+    expect(more).to_contain_text(f"Showing {TABLE_ROWS} of {SIZE - 4} services.")
 
 
 def test_find_narrows_both_tables_and_enter_shows_the_first_match(page_of_big):
@@ -118,3 +128,39 @@ def test_show_all_asks_the_server_when_the_rows_cannot_be_read_here(page_of_big)
     expect(page.locator('[data-rows="topics"] tr')).to_have_count(SIZE)
     expect(page.locator('[data-rows="services"] tr')).to_have_count(SIZE)
     expect(page.locator('[data-more="topics"]')).to_be_hidden()
+
+
+def test_find_reads_the_served_rows_as_it_reads_the_project(browser, live_server, factory):
+    """On a small project the page's own rows are all there is: Find reads them as it reads
+    rows built from the project (a service's slug counts, the Edit link's text does not)."""
+    membership = factory.member(factory.org("small"), role="admin")
+    actor = actor_for_membership(membership)
+    project = project_create(actor=actor, name="Small", description="")
+    for name in ("Checkout API", "Billing"):
+        service_create(actor=actor, project_id=project.id, data={"name": name})
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    cookie = session_start(membership=membership)
+    context.add_cookies([{"name": "__session", "value": cookie, "url": live_server.url}])
+    page = context.new_page()
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/entities" in r.url else None)
+    page.goto(f"{live_server.url}/projects/{project.id}/")
+    services = page.locator('[data-rows="services"] tr')
+    find = page.get_by_label("Find")
+    find.fill("checkout-api")
+    expect(services.get_by_role("button")).to_have_text(["Checkout API"])
+    expect(page.locator("[data-find-count]")).to_have_text("1 service, 0 topics")
+    find.fill("edit")
+    expect(services).to_have_text(["No services match “edit”."])
+    assert asked == []  # every row was on the page: nothing to read
+    context.close()
+
+
+def test_find_says_so_when_the_rest_cannot_be_read(page_of_big):
+    page = page_of_big
+    page.route("**/entities*", lambda route: route.abort())
+    page.get_by_label("Find").fill("worker 12")
+    expect(page.locator("[data-find-count]")).to_have_text(
+        "Only the first rows could be searched: the rest could not be read. Show all lists them."
+    )
+    assert "rows=all" not in page.url  # typing never leaves the page

@@ -109,7 +109,8 @@
   Viewer.prototype.apply = function () {
     clearTimeout(this.settleTimer);
     var v = this.view, size = this.clampView(), svg = this.svg();
-    var ow = size.w * OVERSCAN, oh = size.h * OVERSCAN;
+    // whole pixels: a drawing placed at a half pixel is drawn blurred on its own layer
+    var ow = Math.round(size.w * OVERSCAN), oh = Math.round(size.h * OVERSCAN);
     var w = size.w * v.scale, h = size.h * v.scale;
     svg.style.position = "absolute";
     svg.style.willChange = "transform";  // its own layer: a move is the compositor's alone

@@ -220,8 +220,17 @@
     var rows = Array.prototype.slice.call(bodies[kind].children);
     var listed = rows.filter(function (row) { return row.querySelector("[data-focus-id]"); });
     var total = Number(bodies[kind].getAttribute("data-total"));
+    // what Find reads in a row: as rowsAt writes it (the names, a service's slug and owner,
+    // the topics), not the Edit link's text
+    function text(row) {
+      var cells = Array.prototype.map.call(row.cells, function (cell) { return cell.textContent; });
+      if (kind === "topics") return cells.join(" ");
+      var edit = row.querySelector("a[href$='/edit/']");
+      var slug = edit ? decodeURIComponent(edit.getAttribute("href").split("/").slice(-3, -2)[0]) : "";
+      return [cells[0], slug, cells[3] === "\u2014" ? "" : cells[3], cells[1], cells[2]].join(" ");
+    }
     return {
-      items: listed.map(function (row) { return { text: row.textContent.toLowerCase(), row: row }; }),
+      items: listed.map(function (row) { return { text: text(row).toLowerCase(), row: row }; }),
       total: total,
       complete: listed.length >= total,
       empty: listed.length ? null : rows[0]
@@ -445,9 +454,11 @@
   function listTables() {
     var services = listTable("services"), topics = listTable("topics");
     var complete = tables.services.complete && tables.topics.complete;
-    findCount.textContent = !findWords().length ? "" : !complete
-      ? "Reading every service and topic\u2026"
-      : plural(services, "service") + ", " + plural(topics, "topic");
+    findCount.textContent = !findWords().length ? "" : complete
+      ? plural(services, "service") + ", " + plural(topics, "topic")
+      : readFailed
+        ? "Only the first rows could be searched: the rest could not be read. Show all lists them."
+        : "Reading every service and topic\u2026";
   }
   function fillTables(model, at) {
     tables = model;
@@ -459,8 +470,10 @@
   // The page came with the first rows of now only: Find and Show all read the rest (the
   // entities, as a past moment's tables are read), once, when first used.
   var allAsked = "";  // Show all's address, clicked before every row could be listed here
+  var readFailed = false;  // the rest of the rows could not be read for Find
   function readAll() {
     if (tables.services.complete && tables.topics.complete) return;
+    if (readFailed && !allAsked) return;  // tried: Show all may still ask the server
     if (lists.getAttribute("aria-busy") === "true") return;  // a reading is on its way
     showTables(tablesWanted, true);
   }
@@ -498,7 +511,9 @@
   // `again`: read the moment shown once more, for every row of it (Find, Show all)
   function showTables(at, again) {
     if (at === tablesWanted && !tablesShort && !again) return;
+    if (at !== tablesWanted) showAll.services = showAll.topics = false;  // another moment
     tablesWanted = at;
+    readFailed = false;
     var asked = ++tablesAsked;  // a reading still on its way is now out of date
     nowNote.hidden = true;
     if (!at && !again) { fillTables(pageRows, ""); fillGroups(null); }  // at once; then as the project is now
@@ -513,6 +528,7 @@
         if (asked !== tablesAsked) return;
         var entities = read[0];
         tablesShort = !covers(at) && !timelineComplete && historyRead < HISTORY_PAGES;
+        allAsked = "";
         fillTables(rowsAt(entities, at), at);
         fillGroups(entities);
         lists.removeAttribute("aria-busy");
@@ -521,7 +537,13 @@
         if (asked !== tablesAsked) return;
         lists.removeAttribute("aria-busy");
         if (!at) {  // the page's own rows stay; a Show all waiting on them asks the server
-          if (again && allAsked) window.location.assign(allAsked);
+          if (again && allAsked) {
+            window.location.assign(allAsked);
+          } else if (again) {
+            readFailed = true;
+            listTables();
+          }
+          allAsked = "";
           return;
         }
         fillTables(pageRows, "");
