@@ -66,6 +66,8 @@ def test_hover_lights_a_box_and_its_neighbours_and_veils_the_rest(browser, live_
     svg = page.locator(".graph-stage svg")
     document_before = svg.evaluate("svg => svg.innerHTML")
     before = {name: shot(f"service--{name}") for name in ("bravo", "charlie", "delta")}
+    title = page.locator(".graph-stage g.header text.title")
+    title_before = title.screenshot(animations="disabled")
     box("service--alpha").hover()
     # its edge and its neighbours are lit; the rest is behind the veil
     lit = page.locator(".graph-stage .lit")
@@ -81,6 +83,8 @@ def test_hover_lights_a_box_and_its_neighbours_and_veils_the_rest(browser, live_
     for name in ("bravo", "charlie", "delta"):
         veiled = shot(f"service--{name}")
         assert brightness(veiled) > brightness(before[name]) + 40, name
+    # the title is no part of the graph: not veiled
+    assert title.screenshot(animations="disabled") == title_before
     # the lit edge is drawn in the accent colour, over the veil
     assert page.locator(".graph-stage path.edge.lit").evaluate(
         "edge => getComputedStyle(edge).stroke"

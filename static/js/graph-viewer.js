@@ -386,6 +386,8 @@
       if (node) lit.push(node);
     });
     lit.push(own);  // last: on top
+    // the title and the legend stay as they are: they are no part of the graph
+    var plain = svg.querySelectorAll(":scope > g.header, :scope > g.legend");
     var box = this.full;
     veil = document.createElementNS(SVG_NS, "rect");
     [["data-hover-veil", ""], ["pointer-events", "none"], ["x", box.x], ["y", box.y],
@@ -397,6 +399,10 @@
     lit.forEach(function (el) {
       moved.push({ el: el, parent: el.parentNode, next: el.nextSibling });
       el.classList.add("lit");
+      svg.append(el);
+    });
+    plain.forEach(function (el) {
+      moved.push({ el: el, parent: el.parentNode, next: el.nextSibling });
       svg.append(el);
     });
   };
