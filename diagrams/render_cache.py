@@ -25,8 +25,10 @@ import gzip
 import hashlib
 import json
 import logging
+import pickle
 import threading
 import time
+import zlib
 from collections import OrderedDict
 from datetime import timedelta
 from pathlib import Path
@@ -441,9 +443,6 @@ def layout_key(graph, origin: tuple[float, float]) -> str:
 def layout_cached(graph, *, origin: tuple[float, float]):
     """`layout_layered(graph, origin=origin)`, from the shared cache when a graph of this
     shape was laid out before (by this code)."""
-    import pickle
-    import zlib
-
     from diagrams.rendering.layout import layout_layered
 
     if graph.number_of_nodes() < LAYOUT_MIN_NODES or not settings.RENDER_CACHE_SECONDS:

@@ -141,14 +141,14 @@ def _page(request, token: str, template: str, ancestors: str, unavailable: str) 
     return _private(response, PAGE_CSP.format(ancestors=ancestors))
 
 
-# What static/js/project-page.js takes from the address as a view to show (its `asked`),
-# read exactly as it reads it: the first value of each key, ASCII digits.
 # The project page's tables list this many rows each, and say how many more there are: at
 # 3,000 services the two whole tables were 3.7 MB of the page's HTML (and as many DOM rows,
 # built again from the entities by its script). The script finds and shows the rest;
 # without it, `?rows=all` lists them all.
 TABLE_ROWS = 100
 
+# What static/js/project-page.js takes from the address as a view to show (its `asked`),
+# read exactly as it reads it: the first value of each key, ASCII digits.
 _ASKED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z", re.ASCII)
 _ASKED_FOCUS = re.compile(r"(service|messaging|category|owner|flow)--[a-z0-9][a-z0-9_-]*")
 
@@ -317,7 +317,7 @@ def project_page(request, project_id: str):
             "project": project,
             # example questions about this project's own services and topics
             "ask_topic": consumed[0] if consumed else None,
-            "ask_service": next((e["name"] for e in entities["services"].values()), None),
+            "ask_service": next((e["name"] for e in services.values()), None),
             "credits": ai_credits_current(organization=actor.organization),
             "can_manage": actor.can_manage_project(created_by_ref=project.created_by_ref),
             "svg": "" if load else svg.decode(),

@@ -25,6 +25,17 @@ def new_service(client: Client, project: str, body: dict) -> dict:
     return response.json()
 
 
+def signed_in(browser, membership, url: str, **options):
+    """A browser context (Playwright) with the member's session cookie for the live server
+    at `url`; `options` go to new_context (a viewport, say)."""
+    from accounts.services import session_start
+
+    context = browser.new_context(**options)
+    cookie = session_start(membership=membership)
+    context.add_cookies([{"name": "__session", "value": cookie, "url": url}])
+    return context
+
+
 def topic_ring_project(client: Client, name: str, size: int) -> str:
     """A project of `size` services, "Service 0" to "Service {size-1}", each producing its
     own topic and consuming the next one's."""

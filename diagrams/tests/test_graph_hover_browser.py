@@ -7,9 +7,10 @@ import base64
 import pytest
 from playwright.sync_api import expect
 
-from accounts.services import session_start
 from conftest import requires_chromium
-from diagrams.tests.helpers import new_project, new_service
+from diagrams.tests.helpers import new_project, new_service, signed_in
+
+LAPTOP = {"width": 1280, "height": 800}
 
 pytestmark = [
     pytest.mark.browser,
@@ -42,9 +43,7 @@ def test_hover_lights_a_box_and_its_neighbours_and_veils_the_rest(browser, live_
         {"name": "Delta", "category": "c1", "consumes": [{"name": "two"}]},
     ):
         new_service(client, project, body)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    cookie = session_start(membership=membership)
-    context.add_cookies([{"name": "__session", "value": cookie, "url": live_server.url}])
+    context = signed_in(browser, membership, live_server.url, viewport=LAPTOP)
     page = context.new_page()
     scratch = context.new_page()  # decodes screenshots (the app's pages forbid data: images)
     errors = []

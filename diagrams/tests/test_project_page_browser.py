@@ -4,9 +4,8 @@ entities focus the graph."""
 import pytest
 from playwright.sync_api import expect
 
-from accounts.services import session_start
 from conftest import requires_chromium
-from diagrams.tests.helpers import new_project, new_service
+from diagrams.tests.helpers import new_project, new_service, signed_in
 
 pytestmark = [
     pytest.mark.browser,
@@ -22,16 +21,7 @@ def test_ask_the_assistant_and_focus_a_cited_service(browser, live_server, facto
     new_service(client, project, {"name": "Checkout", "produces": [{"name": "orders.placed"}]})
     new_service(client, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}]})
     new_service(client, project, {"name": "Mailer", "consumes": [{"name": "orders.placed"}]})
-    context = browser.new_context()
-    context.add_cookies(
-        [
-            {
-                "name": "__session",
-                "value": session_start(membership=membership),
-                "url": live_server.url,
-            }
-        ]
-    )
+    context = signed_in(browser, membership, live_server.url)
     page = context.new_page()
     page.goto(f"{live_server.url}/projects/{project}/")
     expect(page.locator(".graph-stage g.node")).to_have_count(4)
@@ -59,16 +49,7 @@ def test_a_big_graph_is_fetched_by_the_page_not_inlined(browser, live_server, fa
     new_service(client, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}]})
     html = client.get(f"/projects/{project}/").content.decode()
     assert "data-load" in html and "<svg" not in html.split("data-stage")[1].split("</div>")[0]
-    context = browser.new_context()
-    context.add_cookies(
-        [
-            {
-                "name": "__session",
-                "value": session_start(membership=membership),
-                "url": live_server.url,
-            }
-        ]
-    )
+    context = signed_in(browser, membership, live_server.url)
     page = context.new_page()
     fetched = []
     page.on("request", lambda r: fetched.append(r.url) if "/graph/svg" in r.url else None)

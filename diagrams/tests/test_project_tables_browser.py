@@ -7,12 +7,14 @@ import pytest
 from playwright.sync_api import expect
 
 from accounts.actors import actor_for_membership
-from accounts.services import session_start
 from conftest import requires_chromium
 from diagrams.service_writes import service_create
 from diagrams.services import project_create
+from diagrams.tests.helpers import signed_in
 from diagrams.tests.test_project_tables import SIZE, big_project
 from diagrams.views import TABLE_ROWS
+
+LAPTOP = {"width": 1280, "height": 800}
 
 pytestmark = [
     pytest.mark.browser,
@@ -24,16 +26,7 @@ pytestmark = [
 def page_of_big(browser, live_server, factory):
     membership = factory.member(factory.org("big"), role="admin")
     project = big_project(membership)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.add_cookies(
-        [
-            {
-                "name": "__session",
-                "value": session_start(membership=membership),
-                "url": live_server.url,
-            }
-        ]
-    )
+    context = signed_in(browser, membership, live_server.url, viewport=LAPTOP)
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -138,9 +131,7 @@ def test_find_reads_the_served_rows_as_it_reads_the_project(browser, live_server
     project = project_create(actor=actor, name="Small", description="")
     for name in ("Checkout API", "Billing"):
         service_create(actor=actor, project_id=project.id, data={"name": name})
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    cookie = session_start(membership=membership)
-    context.add_cookies([{"name": "__session", "value": cookie, "url": live_server.url}])
+    context = signed_in(browser, membership, live_server.url, viewport=LAPTOP)
     page = context.new_page()
     asked = []
     page.on("request", lambda r: asked.append(r.url) if "/entities" in r.url else None)
