@@ -442,28 +442,37 @@ def layout_key(graph, origin: tuple[float, float]) -> str:
 
 def layout_cached(graph, *, origin: tuple[float, float]):
     """`layout_layered(graph, origin=origin)`, from the shared cache when a graph of this
-    shape was laid out before (by this code)."""
+    shape was laid out before (by this code). A shape nobody has laid out yet is laid out by
+    one worker while the others wait for it, as renders are: after a write to a big project
+    its JSON and its SVG are asked for together, and each would otherwise spend seconds on
+    the same layout."""
     from diagrams.rendering.layout import layout_layered
 
     if graph.number_of_nodes() < LAYOUT_MIN_NODES or not settings.RENDER_CACHE_SECONDS:
         return layout_layered(graph, origin=origin)
     key = layout_key(graph, origin)
+    made = {}
+
+    def lay_out() -> bytes:
+        made["layout"] = layout_layered(graph, origin=origin)
+        return zlib.compress(pickle.dumps(made["layout"], protocol=5), 1)
+
+    label = f"layout of {graph.number_of_nodes()} nodes"
     stored = _shared_get(key)
-    if isinstance(stored, bytes):
-        try:
-            # our own cache's bytes, written below: as trusted as the pickles Django's cache
-            # backends read back for every value
-            return pickle.loads(zlib.decompress(stored))  # noqa: S301
-        except Exception:  # noqa: BLE001 - a damaged entry is laid out again
-            logger.warning("layout in the cache unreadable: %s", key, exc_info=True)
-    started = time.perf_counter()
-    layout = layout_layered(graph, origin=origin)
-    logger.info(
-        "layout computed: %d nodes in %.0f ms (%s)",
-        graph.number_of_nodes(),
-        (time.perf_counter() - started) * 1000,
-        key,
-    )
-    if stored is not _UNREACHABLE:
-        _shared_set(key, zlib.compress(pickle.dumps(layout, protocol=5), 1))
-    return layout
+    if stored is _UNREACHABLE:
+        return layout_layered(graph, origin=origin)
+    if stored is None:
+        if settings.RENDER_LOCK_WAIT_SECONDS > 0:
+            stored = _render_once(key, lay_out, label)
+        else:
+            stored = _render(key, lay_out, label)
+    if "layout" in made:
+        return made["layout"]
+    try:
+        # our own cache's bytes, written above: as trusted as the pickles Django's cache
+        # backends read back for every value
+        return pickle.loads(zlib.decompress(stored))  # noqa: S301
+    except Exception:  # noqa: BLE001 - a damaged entry is laid out again
+        logger.warning("layout in the cache unreadable: %s", key, exc_info=True)
+        _render(key, lay_out, label)  # and stored again, readable
+        return made["layout"]

@@ -236,7 +236,7 @@ def test_the_pages_and_the_api_share_one_entities_render_and_see_every_write(fac
 
 
 def layouts_computed(caplog) -> int:
-    return sum(r.getMessage().startswith("layout computed") for r in caplog.records)
+    return sum(r.getMessage().startswith("render computed: layout of") for r in caplog.records)
 
 
 def test_a_layout_is_made_once_per_shape_of_the_graph(api, caplog, monkeypatch):
@@ -274,3 +274,37 @@ def test_a_layout_is_made_once_per_shape_of_the_graph(api, caplog, monkeypatch):
         svg_renamed = api.get(f"/v1/projects/{project}/graph/svg").content.decode()
         assert "Alpha with a long name" in svg_renamed
         assert layouts_computed(caplog) == 3
+
+
+def test_a_new_shape_is_laid_out_by_one_worker_while_the_others_wait(caplog):
+    """Right after a write to a big project, its JSON and its SVG are asked for together
+    (the page, the API, other workers): one of them lays the new shape out, the others wait
+    for that layout instead of spending the same seconds on it."""
+    import threading
+
+    import networkx as nx
+
+    from diagrams.rendering.layout import layout_layered
+
+    graph = nx.DiGraph()
+    for i in range(600):  # laid out in about 0.2 s: the three asks overlap
+        graph.add_node(f"service--s{i}", label=f"Service {i}", type="service")
+        graph.add_node(f"messaging--t{i}", label=f"topic {i}", type="messaging")
+        graph.add_edge(f"service--s{i}", f"messaging--t{i}", kind="produces")
+        graph.add_edge(f"messaging--t{i}", f"service--s{(i * 7 + 1) % 600}", kind="consumes")
+    start = threading.Barrier(3)
+
+    def ask():
+        start.wait()
+        return render_cache.layout_cached(graph, origin=(0, 40))
+
+    with caplog.at_level("INFO", logger="archsvc.render_cache"):
+        asks = [in_thread(ask) for _ in range(3)]
+        for thread, _ in asks:
+            thread.join(60)
+    messages = [r.getMessage() for r in caplog.records]
+    assert layouts_computed(caplog) == 1, messages
+    assert sum(m.startswith("render awaited: layout of 1200 nodes") for m in messages) == 2
+    expected = layout_layered(graph, origin=(0, 40))
+    assert [result["value"] for _, result in asks] == [expected] * 3
+    assert cache.get(f"{render_cache.layout_key(graph, (0, 40))}:lock") is None
