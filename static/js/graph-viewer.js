@@ -13,11 +13,14 @@
   var NARROW = 600;        // an embed narrower than this opens readable, like the pages
   var OVERSCAN = 0.5;      // the drawing reaches this share of the frame past each side
   var SETTLE_MS = 150;     // a drag or a wheel this long still is drawn anew
+  var BIG_BOXES = 1000;    // a drawing this big zooms by the compositor first (see slow)
+  var GLIDE = "transform 120ms ease-out";  // a button's zoom on such a drawing, animated
   var KINDS = { service: "service", messaging: "topic", category: "category", owner: "owner",
                 flow: "flow" };
   var DEPTH_OFF = "Depth counts steps around a focus: choose one in Show or click a box first";
   var DEPTH_ON = "How many steps around the focus to show";
   var MAC = /Mac|iPhone|iPad/.test(navigator.platform || "");
+  var REDUCED_MOTION = window.matchMedia("(prefers-reduced-motion: reduce)");
 
   function viewBoxOf(svg) {
     var box = svg.viewBox && svg.viewBox.baseVal;
@@ -59,6 +62,7 @@
     svg.setAttribute("height", "100%");
     svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
     this.drawn = null;
+    this.boxes = svg.querySelectorAll("g.node").length;
     this.sizeStage();
     if (keep) { this.view = keep; this.apply(); } else { this.start(); }
     this.bindGraph(svg);
@@ -119,6 +123,7 @@
     svg.style.width = size.w + 2 * ow + "px";
     svg.style.height = size.h + 2 * oh + "px";
     svg.style.transformOrigin = ow + size.w / 2 + "px " + (oh + size.h / 2) + "px";
+    svg.style.transition = "";
     svg.style.transform = "";
     svg.setAttribute("viewBox", [v.cx - w / 2 - ow * v.scale, v.cy - h / 2 - oh * v.scale,
                                  w + 2 * ow * v.scale, h + 2 * oh * v.scale].join(" "));
@@ -128,8 +133,9 @@
   /* A view on the move (a drag, a pinch, the wheel, a held arrow key): the drawing as it
      is, moved and scaled by the compositor, and drawn anew once the move rests, or at once
      when the frame would show past the drawing's overscan. Laying out a big graph on every
-     pointer move made dragging 3,000 services run at 5 frames a second. */
-  Viewer.prototype.move = function () {
+     pointer move made dragging 3,000 services run at 5 frames a second. `glide`: animated
+     there (a button's step), unless the member asked for less motion. */
+  Viewer.prototype.move = function (glide) {
     var d = this.drawn, v = this.view, svg = this.svg();
     if (!d || !svg) { this.apply(); return; }
     var size = this.clampView();
@@ -140,11 +146,18 @@
       Math.abs(tx) + size.w / 2 <= k * size.w * (0.5 + OVERSCAN) &&
       Math.abs(ty) + size.h / 2 <= k * size.h * (0.5 + OVERSCAN);
     if (!covered) { this.apply(); return; }
+    svg.style.transition = glide && !REDUCED_MOTION.matches ? GLIDE : "";
     svg.style.transform = "translate(" + tx + "px, " + ty + "px) scale(" + k + ")";
     var self = this;
     clearTimeout(this.settleTimer);
     this.settleTimer = setTimeout(function () { self.settle(); }, SETTLE_MS);
   };
+
+  /* A drawing slow to draw anew, a thousand boxes or more: from a press to the frame shown,
+     40 ms at 200 services, 140 at 1,000 and 380 at 3,000 in headless Chromium without a GPU
+     (bench/viewer.py). The time it takes is not known to the page (the main thread's share of
+     it, the only part a script can time, was 20 to 40 ms at 1,000). */
+  Viewer.prototype.slow = function () { return this.boxes >= BIG_BOXES; };
 
   // the move has rested: draw what it shows
   Viewer.prototype.settle = function () {
@@ -201,15 +214,18 @@
     return (ys[best] + ys[best + most - 1]) / 2;
   };
 
-  Viewer.prototype.fit = function () {
+  // `glide`: by the compositor first, as a zoom button's step, when the drawing covers the fit
+  Viewer.prototype.fit = function (glide) {
     if (!this.full) return;
     var f = this.full;
     this.view = { cx: f.x + f.w / 2, cy: f.y + f.h / 2, scale: this.fitScale() };
-    this.apply();
+    if (glide) this.move(true); else this.apply();
   };
 
-  // zoom by `factor` (>1 zooms out) keeping the graph point under stage pixel (px, py) still;
-  // without a point, around the centre of what is visible
+  /* zoom by `factor` (>1 zooms out) keeping the graph point under stage pixel (px, py) still;
+     without a point, around the centre of what is visible. `live`: a step of a move (the
+     wheel, a pinch, a held key), by the compositor; "glide": one step (a button), by the
+     compositor and animated. */
   Viewer.prototype.zoom = function (factor, px, py, live) {
     if (!this.view) return;
     var v = this.view, size = this.size();
@@ -219,7 +235,7 @@
     v.cx = gx - (px - size.w / 2) * scale;
     v.cy = gy - (py - size.h / 2) * scale;
     v.scale = scale;
-    if (live) this.move(); else this.apply();
+    if (live) this.move(live === "glide"); else this.apply();
   };
 
   Viewer.prototype.pan = function (dx, dy, live) {  // in stage pixels
@@ -541,7 +557,11 @@
     root.querySelectorAll("[data-zoom]").forEach(function (button) {
       button.addEventListener("click", function () {
         var how = button.getAttribute("data-zoom");
-        if (how === "fit") self.fit(); else self.zoom(how === "in" ? 1 / ZOOM_STEP : ZOOM_STEP);
+        // a drawing quick to draw is drawn anew at once; a slow one (thousands of services:
+        // 200 ms a press) is scaled by the compositor in the next frame, then drawn sharp
+        if (how === "fit") { self.fit(self.slow()); return; }
+        var live = self.slow() ? "glide" : false;
+        self.zoom(how === "in" ? 1 / ZOOM_STEP : ZOOM_STEP, undefined, undefined, live);
       });
     });
     // Full screen: the viewer (its toolbar and graph) takes the whole screen, and a big graph
