@@ -113,6 +113,28 @@ def test_find_narrows_both_tables_and_enter_shows_the_first_match(page_of_big):
     expect(count).to_have_text("")
 
 
+def test_the_address_keeps_what_find_holds(page_of_big):
+    """A reload, a bookmark or a link sent to a colleague lists the rows Find listed."""
+    page = page_of_big
+    services = page.locator('[data-rows="services"] tr')
+    find = page.get_by_label("Find")
+    find.fill("team-1 worker 12")
+    expect(services).to_have_count(4)
+    page.wait_for_url("**/?find=team-1+worker+12")
+    page.reload()
+    expect(find).to_have_value("team-1 worker 12")
+    expect(services.get_by_role("button")).to_have_text(
+        ["Worker 025", "Worker 121", "Worker 125", "Worker 129"]
+    )
+    expect(page.locator("[data-find-count]")).to_have_text("4 services, 0 topics")
+    # with a focus in the address too, both hold
+    page.locator('[data-rows="services"] [data-focus-id="service--worker-121"]').click()
+    page.wait_for_url("**/?find=team-1+worker+12&focus=service--worker-121*")
+    find.fill("")
+    page.wait_for_url("**/?focus=service--worker-121*")
+    expect(services).to_have_count(TABLE_ROWS)
+
+
 def test_show_all_asks_the_server_when_the_rows_cannot_be_read_here(page_of_big):
     page = page_of_big
     page.route("**/entities*", lambda route: route.abort())

@@ -482,7 +482,20 @@
     showAll.services = showAll.topics = false;
     readAll();
     listTables();
+    rememberFind();
   });
+  // The address holds what Find holds (?find=), so a reload, a bookmark or a link sent to a
+  // colleague lists the same rows
+  function rememberFind() {
+    if (!window.history.replaceState) return;
+    var query = new URLSearchParams(window.location.search), words = findInput.value.trim();
+    if (words) query.set("find", words); else query.delete("find");
+    var search = query.toString() ? "?" + query : "";
+    if (search === window.location.search) return;
+    try {
+      window.history.replaceState(window.history.state, "", window.location.pathname + search + window.location.hash);
+    } catch (error) {}  // typed faster than a browser lets a page rewrite its address: kept next time
+  }
   // Enter shows the first match in the graph: a service if one matches, else a topic
   findInput.addEventListener("keydown", function (event) {
     if (event.key !== "Enter" || !findWords().length) return;
@@ -640,6 +653,11 @@
   follow({ focus: "", at: "" });
   // unless its address asked for a view (the history page's "the project after this change",
   // a reload, a link): one redraw for all it asks
+  // and Find what it holds there
+  if (asked.get("find")) {
+    findInput.value = asked.get("find").slice(0, findInput.maxLength);
+    findInput.dispatchEvent(new Event("input"));
+  }
   if (view.at || view.focus) {
     document.dispatchEvent(new CustomEvent("archsvc:view", { detail: view }));
   } else if (viewerRoot.hasAttribute("data-asked") && !viewerRoot.querySelector("[data-stage] svg")) {
