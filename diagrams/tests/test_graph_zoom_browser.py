@@ -72,6 +72,11 @@ def test_plus_on_a_big_drawing_is_shown_at_once_and_drawn_sharp_when_the_presses
     page.locator("[data-zoom=in]").click()
     assert page.evaluate("window.draws") == ["viewBox"]
     assert width(page) == pytest.approx(before * 1.4, rel=0.01)
+    page.locator(".graph-stage").focus()
+    page.evaluate(RECORD_DRAWS)
+    page.keyboard.press("+")  # the keys as the buttons
+    assert page.evaluate("window.draws") == ["viewBox"]
+    assert width(page) == pytest.approx(before * 1.96, rel=0.01)
 
     # a big one: scaled by the compositor first (+ twice: 1.4, then 1.96), drawn anew once
     page.goto(f"{live_server.url}/projects/{big}/")
@@ -99,6 +104,17 @@ def test_plus_on_a_big_drawing_is_shown_at_once_and_drawn_sharp_when_the_presses
     draws = page.evaluate("window.draws")
     assert draws[-1] == "viewBox" and draws.count("viewBox") == 1, draws
     assert any("scale(0.714" in d for d in draws), draws
+    assert width(page) == pytest.approx(fitted, rel=0.01)
+
+    # the keys as the buttons: + then - is scaled twice, drawn anew once, where it was
+    page.locator(".graph-stage").focus()
+    page.evaluate(RECORD_DRAWS)
+    page.keyboard.press("+")
+    page.keyboard.press("-")
+    page.wait_for_timeout(800)
+    draws = page.evaluate("window.draws")
+    assert draws[-1] == "viewBox" and draws.count("viewBox") == 1, draws
+    assert any("scale(1.4)" in d for d in draws), draws
     assert width(page) == pytest.approx(fitted, rel=0.01)
     assert errors == []
     context.close()

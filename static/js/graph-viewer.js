@@ -130,11 +130,12 @@
     this.drawn = { cx: v.cx, cy: v.cy, scale: v.scale, w: size.w, h: size.h };
   };
 
-  /* A view on the move (a drag, a pinch, the wheel, a held arrow key): the drawing as it
-     is, moved and scaled by the compositor, and drawn anew once the move rests, or at once
-     when the frame would show past the drawing's overscan. Laying out a big graph on every
-     pointer move made dragging 3,000 services run at 5 frames a second. `glide`: animated
-     there (a button's step), unless the member asked for less motion. */
+  /* A view on the move (a drag, a pinch, the wheel; keys and buttons on a big drawing): the
+     drawing as it is, moved and scaled by the compositor, and drawn anew once the move
+     rests, or at once when the frame would show past the drawing's overscan. Laying out a
+     big graph on every pointer move made dragging 3,000 services run at 5 frames a second.
+     `glide`: animated there (a key's or a button's step), unless the member asked for less
+     motion. */
   Viewer.prototype.move = function (glide) {
     var d = this.drawn, v = this.view, svg = this.svg();
     if (!d || !svg) { this.apply(); return; }
@@ -242,7 +243,7 @@
     if (!this.view) return;
     this.view.cx += dx * this.view.scale;
     this.view.cy += dy * this.view.scale;
-    if (live) this.move(); else this.apply();
+    if (live) this.move(live === "glide"); else this.apply();
   };
 
   Viewer.prototype.point = function (event) {  // a pointer's position in stage pixels
@@ -317,11 +318,14 @@
       var size = self.size();
       var moves = { ArrowLeft: [-PAN_STEP * size.w, 0], ArrowRight: [PAN_STEP * size.w, 0],
                     ArrowUp: [0, -PAN_STEP * size.h], ArrowDown: [0, PAN_STEP * size.h] };
-      // a key held down repeats: moved live, drawn when it is let go (or SETTLE_MS after)
-      if (moves[event.key]) self.pan(moves[event.key][0], moves[event.key][1], true);
-      else if (event.key === "+" || event.key === "=") self.zoom(1 / ZOOM_STEP, undefined, undefined, true);
-      else if (event.key === "-" || event.key === "_") self.zoom(ZOOM_STEP, undefined, undefined, true);
-      else if (event.key === "0") self.fit();
+      // as the buttons: a drawing quick to draw is drawn anew at each press; a slow one glides
+      // there by the compositor, and is drawn anew SETTLE_MS after the last press (a key
+      // held down repeats)
+      var step = self.slow() ? "glide" : false;
+      if (moves[event.key]) self.pan(moves[event.key][0], moves[event.key][1], step);
+      else if (event.key === "+" || event.key === "=") self.zoom(1 / ZOOM_STEP, undefined, undefined, step);
+      else if (event.key === "-" || event.key === "_") self.zoom(ZOOM_STEP, undefined, undefined, step);
+      else if (event.key === "0") self.fit(!!step);
       else return;
       event.preventDefault();  // the arrows would scroll the page too
     });
