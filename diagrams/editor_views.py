@@ -4,6 +4,7 @@ serializers) and the same services as /v1, so the rules and the snapshots are th
 
 import re
 from itertools import zip_longest
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
@@ -22,7 +23,6 @@ from diagrams.selectors import (
     service_at,
     service_deleted_as,
     service_renamed_from,
-    services_at,
     snapshot_diff,
 )
 from diagrams.service_writes import (
@@ -38,6 +38,8 @@ TOPIC_FIELDS = ("name", "category", "owner")
 SIMPLE_FIELDS = ("name", "description", "category", "owner", "flows")
 BLANK_ROWS = 2  # empty rows offered after the filled ones (more with the page's script)
 HISTORY_PAGE_SIZE = 20
+SERVICES_PAGE_SIZE = 100  # rows of the Services page: at 3,000 services all of them took 0.5 s
+FIND_MAX = 200  # characters of a Find, as the project page's box takes
 
 _TOPIC_PATH = re.compile(r"^(consumes|produces)\[(\d+)\](?:\.([A-Za-z]+))?")
 _FLOW_PATH = re.compile(r"^flows\[(\d+)\]$")
@@ -353,9 +355,18 @@ def _save(request, project, *, snapshot=None, expected=None):
 # --- Pages ----------------------------------------------------------------------------------
 
 
+def _service_text(service: dict, topics: dict) -> str:
+    """What Find reads in a service (an entity of ProjectEntities), as the project page's
+    Find does: its name, slug, owner, category and the topics it consumes and produces."""
+    named = [topics[t]["name"] for t in service["consumes"] + service["produces"] if t in topics]
+    fields = [service["name"], service["slug"], service["owner"] or "", service["category"] or ""]
+    return " ".join(fields + named).casefold()
+
+
 @require_GET
 def services_page(request, project_id: str):
-    """The project's services, each with its edit and delete links."""
+    """The project's services by name, SERVICES_PAGE_SIZE a page, each with its edit and
+    delete links; `find` narrows them to those holding every word typed."""
     actor = page_actor(request)
     if actor is None:
         return _login(request)
@@ -363,13 +374,41 @@ def services_page(request, project_id: str):
         project = project_get(actor=actor, project_id=project_id)
     except ApiError:
         return _not_found(request)
+    find = " ".join(request.GET.get("find", "")[:FIND_MAX].split())
+    # the project page's cached entities (one render for both pages and the API): at 3,000
+    # services reading every snapshot took 0.2 s of each page
+    entities = project_entities_cached(project=project)
+    everything, topics = entities["services"].values(), entities["topics"]
+    words = find.casefold().split()
+    services = [s for s in everything if all(w in _service_text(s, topics) for w in words)]
+    # as people read them: by name, not by slug ("!!!" is service-1a2b3c4d)
+    services.sort(key=lambda s: (s["name"].casefold(), s["slug"]))
+    page = page_number(request.GET.get("page"), default=1, minimum=1)
+    pages = max(1, -(-len(services) // SERVICES_PAGE_SIZE))
+    query = {"find": find} if find else {}
+    if page > pages:  # an old link past the end: its last page
+        return redirect(f"{request.path}?{urlencode({**query, 'page': pages})}")
+    start = (page - 1) * SERVICES_PAGE_SIZE
+
+    def page_link(number: int) -> str:
+        return "?" + urlencode({**query, "page": number}) if number > 1 else "?" + urlencode(query)
+
     return render(
         request,
         "editor/services.html",
         {
             "project": project,
-            # as people read them: by name, not by slug ("!!!" is service-1a2b3c4d)
-            "services": sorted(services_at(project=project), key=lambda s: s.name.casefold()),
+            "services": services[start : start + SERVICES_PAGE_SIZE],
+            "total": len(everything),
+            "matching": len(services),
+            "find": find,
+            "find_max": FIND_MAX,
+            "first_row": start + 1,
+            "last_row": min(start + SERVICES_PAGE_SIZE, len(services)),
+            "page": page,
+            "pages": pages,
+            "previous_link": page_link(page - 1) if page > 1 else None,
+            "next_link": page_link(page + 1) if page < pages else None,
         },
     )
 

@@ -451,6 +451,84 @@ def test_services_list(browser, api, project):
     assert f"/projects/{project}/services/checkout/delete/" in html
 
 
+def many_services(admin, project: str, count: int) -> None:
+    """`count` services, "Service 000" to "Service {count-1}", owned by team-0 to team-4,
+    each producing its own topic (written directly: the API's write rate limit)."""
+    from accounts.actors import actor_for_membership
+    from diagrams.service_writes import service_create
+
+    actor = actor_for_membership(admin)
+    for i in range(count):
+        service_create(
+            actor=actor,
+            project_id=project,
+            data={
+                "name": f"Service {i:03d}",
+                "owner": f"team-{i % 5}",
+                "produces": [{"name": f"jobs.{i:03d}"}],
+            },
+        )
+
+
+def listed(html: str) -> list[str]:
+    return re.findall(r'<a class="row-title" href="[^"]+">([^<]+)</a>', html)
+
+
+def test_the_services_page_lists_a_hundred_by_name_and_pages_through_the_rest(
+    browser, admin, project, django_assert_max_num_queries
+):
+    many_services(admin, project, 105)
+    page = f"/projects/{project}/services/"
+    first = browser.get(page).content.decode()
+    assert listed(first) == [f"Service {i:03d}" for i in range(100)]
+    assert "105 services, 1 to 100 listed." in first
+    assert "Page 1 of 2" in first and 'href="?page=2">Next →' in first
+    second = browser.get(page + "?page=2").content.decode()
+    assert listed(second) == [f"Service {i:03d}" for i in range(100, 105)]
+    assert "101 to 105 listed" in second and 'href="?">← Previous' in second
+    # an old link past the end lands on the last page; a page that is no number, on the first
+    assert browser.get(page + "?page=9")["Location"] == f"{page}?page=2"
+    assert listed(browser.get(page + "?page=x").content.decode())[0] == "Service 000"
+    # as many queries for 105 services as for the page of one
+    with django_assert_max_num_queries(6):
+        browser.get(page + "?page=2")
+
+
+def test_find_on_the_services_page_narrows_them_to_every_word(browser, admin, project):
+    many_services(admin, project, 105)
+    page = f"/projects/{project}/services/"
+    # an owner and part of a name (or of a topic), in any case
+    html = browser.get(page + "?find=TEAM-1+service+09").content.decode()
+    assert listed(html) == ["Service 091", "Service 096"]
+    assert "2 of 105 services match “TEAM-1 service 09”." in html
+    assert 'value="TEAM-1 service 09"' in html  # the box keeps it
+    # more matches than a page: the pages keep the words
+    html = browser.get(page + "?find=team-0").content.decode()
+    assert "21 of 105 services match" in html
+    html = browser.get(page + "?find=service").content.decode()
+    assert 'href="?find=service&amp;page=2">Next →' in html
+    assert listed(browser.get(page + "?find=service&page=2").content.decode())[0] == "Service 100"
+    assert browser.get(page + "?find=team-0&page=5")["Location"] == f"{page}?find=team-0&page=1"
+    # a topic's name finds its producer
+    assert listed(browser.get(page + "?find=jobs.042").content.decode()) == ["Service 042"]
+    # nothing: said, with the way back; hostile input is only text
+    html = browser.get(page + "?find=zebra").content.decode()
+    assert "No services match “zebra”." in html and listed(html) == []
+    hostile = browser.get(page, {"find": "<script>" + "x" * 5000, "page": "²"})
+    assert hostile.status_code == 200
+    assert "<script>x" not in hostile.content.decode()
+    assert "&lt;script&gt;" + "x" * 192 + "”" in hostile.content.decode()  # 200 characters
+
+
+def test_the_services_page_shows_a_write_at_once(browser, api, project):
+    new_service(api, project, {"name": "Checkout"})
+    assert listed(browser.get(f"/projects/{project}/services/").content.decode()) == ["Checkout"]
+    new_service(api, project, {"name": "Billing", "owner": "money"})
+    html = browser.get(f"/projects/{project}/services/").content.decode()
+    assert listed(html) == ["Billing", "Checkout"]
+    assert "2 services." in html
+
+
 @pytest.mark.parametrize(
     "path",
     [
@@ -471,6 +549,84 @@ def test_another_organizations_project_is_404(factory, api, project, path):
         assert stranger.post(f"/projects/{project}/{path}", {"name": "X"}).status_code == 404
     assert api.get(f"/v1/projects/{project}/services/checkout").status_code == 200
     assert stranger.get(f"/projects/nonexistent-id/{path}").status_code == 404
+
+
+def many_services(admin, project: str, count: int) -> None:
+    """`count` services, "Service 000" to "Service {count-1}", owned by team-0 to team-4,
+    each producing its own topic (written directly: the API's write rate limit)."""
+    from accounts.actors import actor_for_membership
+    from diagrams.service_writes import service_create
+
+    actor = actor_for_membership(admin)
+    for i in range(count):
+        service_create(
+            actor=actor,
+            project_id=project,
+            data={
+                "name": f"Service {i:03d}",
+                "owner": f"team-{i % 5}",
+                "produces": [{"name": f"jobs.{i:03d}"}],
+            },
+        )
+
+
+def listed(html: str) -> list[str]:
+    return re.findall(r'<a class="row-title" href="[^"]+">([^<]+)</a>', html)
+
+
+def test_the_services_page_lists_a_hundred_by_name_and_pages_through_the_rest(
+    browser, admin, project, django_assert_max_num_queries
+):
+    many_services(admin, project, 105)
+    page = f"/projects/{project}/services/"
+    first = browser.get(page).content.decode()
+    assert listed(first) == [f"Service {i:03d}" for i in range(100)]
+    assert "105 services, 1 to 100 listed." in first
+    assert "Page 1 of 2" in first and 'href="?page=2">Next →' in first
+    second = browser.get(page + "?page=2").content.decode()
+    assert listed(second) == [f"Service {i:03d}" for i in range(100, 105)]
+    assert "101 to 105 listed" in second and 'href="?">← Previous' in second
+    # an old link past the end lands on the last page; a page that is no number, on the first
+    assert browser.get(page + "?page=9")["Location"] == f"{page}?page=2"
+    assert listed(browser.get(page + "?page=x").content.decode())[0] == "Service 000"
+    # as many queries for 105 services as for the page of one
+    with django_assert_max_num_queries(6):
+        browser.get(page + "?page=2")
+
+
+def test_find_on_the_services_page_narrows_them_to_every_word(browser, admin, project):
+    many_services(admin, project, 105)
+    page = f"/projects/{project}/services/"
+    # an owner and part of a name (or of a topic), in any case
+    html = browser.get(page + "?find=TEAM-1+service+09").content.decode()
+    assert listed(html) == ["Service 091", "Service 096"]
+    assert "2 of 105 services match “TEAM-1 service 09”." in html
+    assert 'value="TEAM-1 service 09"' in html  # the box keeps it
+    # more matches than a page: the pages keep the words
+    html = browser.get(page + "?find=team-0").content.decode()
+    assert "21 of 105 services match" in html
+    html = browser.get(page + "?find=service").content.decode()
+    assert 'href="?find=service&amp;page=2">Next →' in html
+    assert listed(browser.get(page + "?find=service&page=2").content.decode())[0] == "Service 100"
+    assert browser.get(page + "?find=team-0&page=5")["Location"] == f"{page}?find=team-0&page=1"
+    # a topic's name finds its producer
+    assert listed(browser.get(page + "?find=jobs.042").content.decode()) == ["Service 042"]
+    # nothing: said, with the way back; hostile input is only text
+    html = browser.get(page + "?find=zebra").content.decode()
+    assert "No services match “zebra”." in html and listed(html) == []
+    hostile = browser.get(page, {"find": "<script>" + "x" * 5000, "page": "²"})
+    assert hostile.status_code == 200
+    assert "<script>x" not in hostile.content.decode()
+    assert "&lt;script&gt;" + "x" * 192 + "”" in hostile.content.decode()  # 200 characters
+
+
+def test_the_services_page_shows_a_write_at_once(browser, api, project):
+    new_service(api, project, {"name": "Checkout"})
+    assert listed(browser.get(f"/projects/{project}/services/").content.decode()) == ["Checkout"]
+    new_service(api, project, {"name": "Billing", "owner": "money"})
+    html = browser.get(f"/projects/{project}/services/").content.decode()
+    assert listed(html) == ["Billing", "Checkout"]
+    assert "2 services." in html
 
 
 @pytest.mark.parametrize(
