@@ -356,8 +356,9 @@ def _save(request, project, *, snapshot=None, expected=None):
 
 
 def _service_text(service: dict, topics: dict) -> str:
-    """What Find reads in a service (an entity of ProjectEntities), as the project page's
-    Find does: its name, slug, owner, category and the topics it consumes and produces."""
+    """What Find reads in a service (an entity of ProjectEntities): as the project page's
+    Find, its name, slug, owner and the topics it consumes and produces; and its category,
+    a column of this page (not of the project page's tables)."""
     named = [topics[t]["name"] for t in service["consumes"] + service["produces"] if t in topics]
     fields = [service["name"], service["slug"], service["owner"] or "", service["category"] or ""]
     return " ".join(fields + named).casefold()

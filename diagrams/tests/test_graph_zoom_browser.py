@@ -18,9 +18,11 @@ pytestmark = [
 
 LAPTOP = {"width": 1280, "height": 800}
 
-# Every change to the drawing's viewBox (drawn anew) and to its transform (scaled as it is)
+# Every change to the drawing's viewBox (drawn anew) and to its transform (scaled as it is),
+# and every transition set on it (a glide)
 RECORD_DRAWS = """() => {
   window.draws = [];
+  window.glides = [];
   if (window.recording) return;
   window.recording = true;
   var svg = document.querySelector(".graph-stage svg");
@@ -28,9 +30,12 @@ RECORD_DRAWS = """() => {
     changes.forEach(function (change) {
       if (change.attributeName === "viewBox") window.draws.push("viewBox");
       else if (svg.style.transform) window.draws.push(svg.style.transform);
+      if (svg.style.transition) window.glides.push(svg.style.transition);
     });
   }).observe(svg, { attributeFilter: ["viewBox", "style"] });
 }"""
+
+STYLE = "svg => [svg.style.transform, svg.style.transition]"
 
 
 def ring(membership, name: str, size: int) -> str:
@@ -77,6 +82,13 @@ def test_plus_on_a_big_drawing_is_shown_at_once_and_drawn_sharp_when_the_presses
     page.keyboard.press("+")  # the keys as the buttons
     assert page.evaluate("window.draws") == ["viewBox"]
     assert width(page) == pytest.approx(before * 1.96, rel=0.01)
+    # an arrow only moves it: moved live (never blurred), drawn anew once it rests
+    page.evaluate(RECORD_DRAWS)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(500)
+    draws = page.evaluate("window.draws")
+    assert "translate(" in draws[0] and draws[-1] == "viewBox", draws
+    assert draws.count("viewBox") == 1 and page.evaluate("window.glides") == []
 
     # a big one: scaled by the compositor first (+ twice: 1.4, then 1.96), drawn anew once
     page.goto(f"{live_server.url}/projects/{big}/")
@@ -88,8 +100,10 @@ def test_plus_on_a_big_drawing_is_shown_at_once_and_drawn_sharp_when_the_presses
     page.wait_for_timeout(800)
     draws = page.evaluate("window.draws")
     assert draws[-1] == "viewBox" and draws.count("viewBox") == 1, draws
-    assert any("scale(1.4)" in d for d in draws) and any("scale(1.96" in d for d in draws)
-    assert page.locator(".graph-stage svg").evaluate("svg => svg.style.transform") == ""
+    assert any("scale(1.4" in d for d in draws) and any("scale(1.96" in d for d in draws)
+    assert set(page.evaluate("window.glides")) == {"transform 120ms ease-out"}  # animated
+    # and nothing of it left on the drawing (a transition left would make a drag lag)
+    assert page.locator(".graph-stage svg").evaluate(STYLE) == ["", ""]
     assert width(page) == pytest.approx(before * 1.96, rel=0.01)
 
     # Fit, back from one press of +: scaled down first too, then drawn anew once
@@ -114,7 +128,22 @@ def test_plus_on_a_big_drawing_is_shown_at_once_and_drawn_sharp_when_the_presses
     page.wait_for_timeout(800)
     draws = page.evaluate("window.draws")
     assert draws[-1] == "viewBox" and draws.count("viewBox") == 1, draws
-    assert any("scale(1.4)" in d for d in draws), draws
+    assert any("scale(1.4" in d for d in draws), draws
     assert width(page) == pytest.approx(fitted, rel=0.01)
     assert errors == []
+    context.close()
+
+    # a member who asked for less motion: scaled at once, not animated
+    context = signed_in(
+        browser, membership, live_server.url, viewport=LAPTOP, reduced_motion="reduce"
+    )
+    page = context.new_page()
+    page.goto(f"{live_server.url}/projects/{big}/")
+    expect(page.locator(".graph-stage g.node")).to_have_count(1000)
+    page.evaluate(RECORD_DRAWS)
+    page.locator("[data-zoom=in]").click()
+    page.wait_for_timeout(800)
+    draws = page.evaluate("window.draws")
+    assert any("scale(1.4" in d for d in draws) and draws[-1] == "viewBox", draws
+    assert page.evaluate("window.glides") == []
     context.close()

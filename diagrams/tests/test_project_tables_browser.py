@@ -134,6 +134,19 @@ def test_the_address_keeps_what_find_holds(page_of_big):
     page.wait_for_url("**/?focus=service--worker-121*")
     expect(services).to_have_count(TABLE_ROWS)
 
+    # with a moment in the address: its rows, read once (not the present's first as well)
+    from datetime import UTC, datetime
+
+    moment = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/entities" in r.url else None)
+    page.goto(page.url.split("?")[0] + f"?find=team-1+worker+12&at={moment}")
+    expect(services.get_by_role("button")).to_have_text(
+        ["Worker 025", "Worker 121", "Worker 125", "Worker 129"]
+    )
+    expect(page.locator("[data-find-count]")).to_have_text("4 services, 0 topics")
+    assert len(asked) == 1 and "at=" in asked[0], asked
+
 
 def test_show_all_asks_the_server_when_the_rows_cannot_be_read_here(page_of_big):
     page = page_of_big

@@ -318,14 +318,15 @@
       var size = self.size();
       var moves = { ArrowLeft: [-PAN_STEP * size.w, 0], ArrowRight: [PAN_STEP * size.w, 0],
                     ArrowUp: [0, -PAN_STEP * size.h], ArrowDown: [0, PAN_STEP * size.h] };
-      // as the buttons: a drawing quick to draw is drawn anew at each press; a slow one glides
-      // there by the compositor, and is drawn anew SETTLE_MS after the last press (a key
-      // held down repeats)
-      var step = self.slow() ? "glide" : false;
-      if (moves[event.key]) self.pan(moves[event.key][0], moves[event.key][1], step);
+      // + and - as the buttons: a drawing quick to draw is drawn anew at a press; a slow one
+      // glides there by the compositor, drawn anew SETTLE_MS after the last press. A key held
+      // down repeats, and an arrow only moves the drawing (never blurred): both move it live
+      // at any size, drawn anew once they rest (a redraw per repeat would stutter).
+      var step = self.slow() ? "glide" : event.repeat ? true : false;
+      if (moves[event.key]) self.pan(moves[event.key][0], moves[event.key][1], step || true);
       else if (event.key === "+" || event.key === "=") self.zoom(1 / ZOOM_STEP, undefined, undefined, step);
       else if (event.key === "-" || event.key === "_") self.zoom(ZOOM_STEP, undefined, undefined, step);
-      else if (event.key === "0") self.fit(!!step);
+      else if (event.key === "0") self.fit(self.slow());
       else return;
       event.preventDefault();  // the arrows would scroll the page too
     });

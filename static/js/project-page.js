@@ -653,10 +653,10 @@
   follow({ focus: "", at: "" });
   // unless its address asked for a view (the history page's "the project after this change",
   // a reload, a link): one redraw for all it asks
-  // and Find what it holds there
+  // and Find what it holds there: over the moment asked for, whose rows are read whole anyway
   if (asked.get("find")) {
     findInput.value = asked.get("find").slice(0, findInput.maxLength);
-    findInput.dispatchEvent(new Event("input"));
+    if (view.at) listTables(); else findInput.dispatchEvent(new Event("input"));
   }
   if (view.at || view.focus) {
     document.dispatchEvent(new CustomEvent("archsvc:view", { detail: view }));
