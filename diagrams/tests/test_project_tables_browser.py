@@ -151,8 +151,12 @@ def test_the_address_keeps_what_find_holds(page_of_big):
 def test_show_all_asks_the_server_when_the_rows_cannot_be_read_here(page_of_big):
     page = page_of_big
     page.route("**/entities*", lambda route: route.abort())
+    page.locator('[data-rows="services"] [data-focus-id="service--worker-001"]').click()
+    page.wait_for_url("**/?focus=service--worker-001*")
     page.locator('[data-more="topics"]').get_by_role("link", name="Show all").click()
-    page.wait_for_url("**/?rows=all#topics-heading")
+    # what the address held is kept: the graph still shows the focus
+    page.wait_for_url("**/?focus=service--worker-001&depth=1&rows=all#topics-heading")
+    expect(page.locator("[data-focus-name]")).to_have_text("Worker 001")
     expect(page.locator('[data-rows="topics"] tr')).to_have_count(SIZE)
     expect(page.locator('[data-rows="services"] tr')).to_have_count(SIZE)
     expect(page.locator('[data-more="topics"]')).to_be_hidden()

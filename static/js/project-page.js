@@ -516,7 +516,11 @@
       if (tables[kind].complete) {
         listTable(kind);
       } else {
-        allAsked = link.href;
+        // the server's every row, keeping what the address holds (focus, moment, Find)
+        var all = new URL(window.location.href);
+        all.searchParams.set("rows", "all");
+        all.hash = new URL(link.href).hash;
+        allAsked = all.href;
         readAll();
       }
     });
