@@ -20,7 +20,9 @@ same bytes again on the same cores. A worker that waits longer than
 `RENDER_LOCK_WAIT_SECONDS` (or finds the cache unreachable) renders for itself, and a lock
 whose holder died expires, so nothing ever waits on a lost render."""
 
+import contextlib
 import contextvars
+import gc
 import gzip
 import hashlib
 import json
@@ -264,6 +266,22 @@ def _budget_charge(seconds: float) -> None:
         logger.debug("render budget not counted", exc_info=True)
 
 
+@contextlib.contextmanager
+def gc_paused():
+    """Python's cyclic garbage collector off for a block that makes hundreds of thousands of
+    objects that live until it ends (a render, a big decoding): the collector's passes over
+    them find nothing to free, and took a quarter of a 3,000-service layout (1.9 s against
+    1.4 s). Garbage in cycles made meanwhile is freed at the next collection after it.
+    Only the block that turned it off turns it on again (threads of one process share it)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def _render(key: str, compute, label: str, *, store: bool = True):
     """`compute()`, stored in the shared cache, and logged (operators see what renders cost,
     of which projects, and how often they happen). Charged to the caller's render budget
@@ -274,7 +292,8 @@ def _render(key: str, compute, label: str, *, store: bool = True):
     started = time.perf_counter()
     token = _rendering.set(True)
     try:
-        value = compute()
+        with gc_paused():
+            value = compute()
     finally:
         _rendering.reset(token)
         if outermost:
@@ -410,6 +429,15 @@ class CachedRead:
             return cached_encoded(self.key, self._compute, gzipped=self.gzipped, label=self.label)
         finally:
             _unrefused.reset(token)
+
+
+def json_value(body: bytes):
+    """JSON from our own cache (`json_bytes`), decoded with the cyclic garbage collector
+    paused (see gc_paused): a JSON document holds no cycles, and decoding a big one (the
+    entities of 3,000 services, 4 MB: half a million objects) set off full collections that
+    took 80-100 ms of every other read, against 20 ms for the decoding itself."""
+    with gc_paused():
+        return json.loads(body)
 
 
 def json_bytes(value) -> bytes:

@@ -1,6 +1,5 @@
 """Reads for diagrams: projects, pins, services at any time, history and entities."""
 
-import json
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
@@ -35,7 +34,7 @@ from archsvc.hotpath import (
 from diagrams.entities import ServiceState, project_entities
 from diagrams.history import snapshot_changes
 from diagrams.models import Pin, Project, Service, ServiceSnapshot
-from diagrams.render_cache import LocalRenders, layout_cached
+from diagrams.render_cache import LocalRenders, json_value, layout_cached
 from diagrams.rendering.graph import graph_filter, project_graph
 from diagrams.rendering.layout import Layout
 from diagrams.rendering.svg import graph_origin
@@ -611,4 +610,4 @@ def project_entities_cached(*, project: Project) -> dict:
         kind="entities",
         compute=lambda: project_entities_at(project=project),
     )
-    return json.loads(read.body())
+    return json_value(read.body())

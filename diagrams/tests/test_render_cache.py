@@ -308,3 +308,37 @@ def test_a_new_shape_is_laid_out_by_one_worker_while_the_others_wait(caplog):
     expected = layout_layered(graph, origin=(0, 40))
     assert [result["value"] for _, result in asks] == [expected] * 3
     assert cache.get(f"{render_cache.layout_key(graph, (0, 40))}:lock") is None
+
+
+def test_a_render_runs_with_the_garbage_collector_paused_and_turns_it_on_again():
+    """A render makes hundreds of thousands of objects that live until it ends; the cyclic
+    collector's passes over them found nothing and took a quarter of a big layout. It is
+    off while a render runs and on again afterwards, even when the render fails (left off,
+    a worker's garbage in cycles would never be freed)."""
+    import gc
+
+    seen = []
+
+    def render():
+        seen.append(gc.isenabled())
+        return b"<svg/>"
+
+    def failing():
+        seen.append(gc.isenabled())
+        raise RuntimeError("render failed")
+
+    assert gc.isenabled()
+    assert render_cache.cached("render:test:gc", render) == b"<svg/>"
+    try:
+        render_cache.cached("render:test:gc-failing", failing)
+    except RuntimeError:
+        pass
+    assert seen == [False, False] and gc.isenabled()
+    # a block inside another leaves it off until the outer one ends
+    with render_cache.gc_paused():
+        with render_cache.gc_paused():
+            pass
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    assert render_cache.json_value(b'{"a":[1,{"b":null}]}') == {"a": [1, {"b": None}]}
+    assert gc.isenabled()
