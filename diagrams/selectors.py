@@ -34,7 +34,7 @@ from archsvc.hotpath import (
 from diagrams.entities import ServiceState, project_entities
 from diagrams.history import snapshot_changes
 from diagrams.models import Pin, Project, Service, ServiceSnapshot
-from diagrams.render_cache import LocalRenders, json_value, layout_cached
+from diagrams.render_cache import LocalRenders, gc_paused, json_value, layout_cached
 from diagrams.rendering.graph import graph_filter, project_graph
 from diagrams.rendering.layout import Layout
 from diagrams.rendering.svg import graph_origin
@@ -462,8 +462,9 @@ def assistant_context(*, project: Project):
     key = (project.id, iso(project.updated_at))
     kept = assistant_contexts.get(key)
     if kept is None:
-        kept = _assistant_context_built(project=project)
-        kept.names  # noqa: B018 - built now, so that it is kept with the rest
+        with gc_paused():  # as a render: objects that all live on, nothing to collect
+            kept = _assistant_context_built(project=project)
+            kept.names  # noqa: B018 - built now, so that it is kept with the rest
         assistant_contexts.put(key, kept)
     return kept.asked_at(timezone.now())
 
