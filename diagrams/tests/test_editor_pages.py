@@ -7,7 +7,7 @@ import re
 import pytest
 from django.test import Client
 
-from diagrams.tests.helpers import new_project, new_service
+from diagrams.tests.helpers import new_project, new_service, write_services
 
 
 @pytest.fixture
@@ -453,21 +453,19 @@ def test_services_list(browser, api, project):
 
 def many_services(admin, project: str, count: int) -> None:
     """`count` services, "Service 000" to "Service {count-1}", owned by team-0 to team-4,
-    each producing its own topic (written directly: the API's write rate limit)."""
-    from accounts.actors import actor_for_membership
-    from diagrams.service_writes import service_create
-
-    actor = actor_for_membership(admin)
-    for i in range(count):
-        service_create(
-            actor=actor,
-            project_id=project,
-            data={
+    each producing its own topic."""
+    write_services(
+        admin,
+        project,
+        (
+            {
                 "name": f"Service {i:03d}",
                 "owner": f"team-{i % 5}",
                 "produces": [{"name": f"jobs.{i:03d}"}],
-            },
-        )
+            }
+            for i in range(count)
+        ),
+    )
 
 
 def listed(html: str) -> list[str]:

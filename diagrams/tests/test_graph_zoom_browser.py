@@ -7,9 +7,8 @@ from playwright.sync_api import expect
 
 from accounts.actors import actor_for_membership
 from conftest import requires_chromium
-from diagrams.service_writes import service_create
 from diagrams.services import project_create
-from diagrams.tests.helpers import signed_in
+from diagrams.tests.helpers import signed_in, write_services
 
 pytestmark = [
     pytest.mark.browser,
@@ -40,18 +39,19 @@ STYLE = "svg => [svg.style.transform, svg.style.transition]"
 
 def ring(membership, name: str, size: int) -> str:
     """A project of `size` services, each producing its own topic and consuming the next's."""
-    actor = actor_for_membership(membership)
-    project = project_create(actor=actor, name=name, description="").id
-    for i in range(size):
-        service_create(
-            actor=actor,
-            project_id=project,
-            data={
+    project = project_create(actor=actor_for_membership(membership), name=name, description="").id
+    write_services(
+        membership,
+        project,
+        (
+            {
                 "name": f"Service {i}",
                 "produces": [{"name": f"t{i}"}],
                 "consumes": [{"name": f"t{(i + 1) % size}"}],
-            },
-        )
+            }
+            for i in range(size)
+        ),
+    )
     return project
 
 
