@@ -224,7 +224,13 @@ def test_redis_stopped_or_hung_keeps_serving_fails_open_and_never_serves_a_stale
             assert status == 200 and b"service--beta" in svg and b"service--alpha" not in svg
             _, _, mermaid = call("GET", f"{base}/graph/mermaid", renders)
             assert b"service__beta" in mermaid and b"service__alpha" not in mermaid
-            assert call("GET", "/v1/limits", limited)[0] == 429  # counted again
+            # counted again: the saved count still refuses at once, unless the key's hourly
+            # window ended meanwhile (the clock is not ours to hold), and then a fresh
+            # window counts six and refuses the seventh; never seven that all pass
+            statuses = []
+            while len(statuses) < 7 and 429 not in statuses:
+                statuses.append(call("GET", "/v1/limits", limited)[0])
+            assert statuses in ([429], [200] * 6 + [429]), statuses
 
             # Redis hung (SIGSTOP: connections open, nothing answers): each cache call
             # times out after 0.5 s and the request goes on without the cache
