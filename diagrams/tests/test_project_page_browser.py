@@ -60,3 +60,96 @@ def test_a_big_graph_is_fetched_by_the_page_not_inlined(browser, live_server, fa
     page.locator('g.node[data-entity-id="service--billing"]').dispatch_event("click")
     expect(page.locator(".graph-stage g.node")).to_have_count(2)
     context.close()
+
+
+# Every drawing put in the stage, as it went in, and each later change to the attributes that
+# place it (its size, its viewBox): installed once a page.
+PLACEMENTS = """
+if (!window.placements) {
+  window.placements = { inserted: [], moved: [] };
+  new MutationObserver(function (records) {
+    records.forEach(function (record) {
+      if (record.type === "childList") {
+        if (!record.target.hasAttribute || !record.target.hasAttribute("data-stage")) return;
+        record.addedNodes.forEach(function (node) {
+          if (node.localName !== "svg") return;
+          window.placements.inserted.push({
+            viewBox: node.getAttribute("viewBox"), position: node.style.position,
+            width: parseFloat(node.style.width), height: parseFloat(node.style.height) });
+        });
+      } else if (record.target.localName === "svg" && record.target.parentNode &&
+                 record.target.parentNode.hasAttribute("data-stage")) {
+        window.placements.moved.push(record.attributeName);
+      }
+    });
+  }).observe(document, { subtree: true, childList: true, attributes: true,
+                         attributeFilter: ["style", "viewBox", "width", "height",
+                                           "preserveAspectRatio"] });
+}
+"""
+SETTLED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def test_a_fetched_graph_goes_in_already_placed_so_it_is_laid_out_once(
+    browser, live_server, factory, settings
+):
+    """A big graph read from the server is measured and placed before it goes into the page:
+    placed after, it was laid out twice on opening (at its full size, then at its view),
+    some 300 ms each at 3,000 services (bench/viewer.py). So a drawing goes in with its view
+    set, and nothing moves it until the member does; at opening and after a click's focus."""
+    settings.SHARE_INLINE_SVG_BYTES = 2_000
+    org = factory.org("acme")
+    membership = factory.member(org, role="admin")
+    client = factory.member_client(membership, enforce_csrf=False)
+    project = new_project(client, "Shop")
+    new_service(client, project, {"name": "Checkout", "produces": [{"name": "orders.placed"}]})
+    new_service(client, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}]})
+    new_service(client, project, {"name": "Mailer", "consumes": [{"name": "orders.placed"}]})
+    context = signed_in(browser, membership, live_server.url)
+    context.add_init_script(PLACEMENTS)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/projects/{project}/")
+    expect(page.locator(".graph-stage g.node")).to_have_count(4)
+    page.evaluate(SETTLED)
+
+    def placed_once(count):
+        placements = page.evaluate("() => window.placements")
+        assert len(placements["inserted"]) == count and placements["moved"] == []
+        last = placements["inserted"][-1]
+        assert last["position"] == "absolute"
+        _, _, w, h = (float(n) for n in last["viewBox"].replace(",", " ").split())
+        assert abs(w / h - last["width"] / last["height"]) < 0.01  # the view fills its frame
+
+    placed_once(1)
+    # the drawing shown is the one read: its boxes answer a hover and a click
+    page.locator('g.node[data-entity-id="service--billing"]').hover()
+    expect(page.locator("[data-hover-veil]")).to_have_count(1)
+    page.locator('g.node[data-entity-id="service--billing"]').dispatch_event("click")
+    expect(page.locator(".graph-stage g.node")).to_have_count(2)
+    page.evaluate(SETTLED)
+    placed_once(2)
+    context.close()
+
+
+def test_a_graph_that_cannot_be_read_says_so(browser, live_server, factory, settings):
+    """Something between the browser and the server (a proxy's sign-in page, say) answers the
+    graph's address with a page that is no drawing: the frame says the graph could not be
+    read, and keeps no half-drawing."""
+    settings.SHARE_INLINE_SVG_BYTES = 2_000
+    org = factory.org("acme")
+    membership = factory.member(org, role="admin")
+    client = factory.member_client(membership, enforce_csrf=False)
+    project = new_project(client, "Shop")
+    new_service(client, project, {"name": "Checkout", "produces": [{"name": "orders.placed"}]})
+    context = signed_in(browser, membership, live_server.url)
+    page = context.new_page()
+    page.route(
+        "**/graph/svg*",
+        lambda route: route.fulfill(
+            status=200, content_type="text/html", body="<html><body><p>Sign in</p></body></html>"
+        ),
+    )
+    page.goto(f"{live_server.url}/projects/{project}/")
+    expect(page.locator("[data-status]")).to_have_text("The graph could not be read.")
+    expect(page.locator(".graph-stage svg")).to_have_count(0)
+    context.close()
