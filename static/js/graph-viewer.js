@@ -15,6 +15,7 @@
   var SETTLE_MS = 150;     // a drag or a wheel this long still is drawn anew
   var BIG_BOXES = 1000;    // a drawing this big zooms by the compositor first (see slow)
   var GLIDE = "transform 120ms ease-out";  // a button's zoom on such a drawing, animated
+  var CULL_PAD = 12;       // graph units past an edge's or a box's own area: an arrowhead
   var KINDS = { service: "service", messaging: "topic", category: "category", owner: "owner",
                 flow: "flow" };
   var DEPTH_OFF = "Depth counts steps around a focus: choose one in Show or click a box first";
@@ -31,6 +32,43 @@
   var SVG_NS = "http://www.w3.org/2000/svg";
 
   function clamp(value, low, high) { return Math.min(Math.max(value, low), high); }
+
+  /* The area a box or an edge covers, in graph units. A box: its rect. An edge: the bounds
+     of its points. Its path is written from an "M" in relative steps, "h" along a rank and
+     "c" for an S-bend whose control points lie between the bend's two ends
+     (svg._edge_path), so a curve never leaves its ends' bounds. A path in any other form
+     covers everything: always shown. */
+  var EVERYWHERE = { x0: -Infinity, y0: -Infinity, x1: Infinity, y1: Infinity };
+  function boxArea(node) {
+    var rect = node.querySelector("rect");
+    if (!rect) return EVERYWHERE;
+    var x = +rect.getAttribute("x"), y = +rect.getAttribute("y");
+    return { x0: x, y0: y, x1: x + +rect.getAttribute("width"), y1: y + +rect.getAttribute("height") };
+  }
+  function edgeArea(edge) {
+    var steps = (edge.getAttribute("d") || "").match(/[A-Za-z][^A-Za-z]*/g) || [];
+    var x = 0, y = 0, area = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+    for (var i = 0; i < steps.length; i++) {
+      var n = (steps[i].slice(1).match(/-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?/gi) || []).map(Number);
+      var command = steps[i][0], k;
+      if (command === "M" && n.length >= 2 && n.length % 2 === 0) {
+        for (k = 0; k < n.length; k += 2) { x = n[k]; y = n[k + 1]; grow(area, x, y); }
+      } else if (command === "h" && n.length) {
+        for (k = 0; k < n.length; k++) { x += n[k]; grow(area, x, y); }
+      } else if (command === "c" && n.length && n.length % 6 === 0) {
+        for (k = 0; k < n.length; k += 6) { x += n[k + 4]; y += n[k + 5]; grow(area, x, y); }
+      } else {
+        return EVERYWHERE;
+      }
+    }
+    return area.x0 <= area.x1 && isFinite(area.x0 + area.y0 + area.x1 + area.y1) ? area : EVERYWHERE;
+  }
+  function grow(area, x, y) {
+    if (x < area.x0) area.x0 = x;
+    if (x > area.x1) area.x1 = x;
+    if (y < area.y0) area.y0 = y;
+    if (y > area.y1) area.y1 = y;
+  }
 
   function Viewer(root) {
     this.root = root;
@@ -72,7 +110,16 @@
     svg.setAttribute("height", "100%");
     svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
     this.drawn = null;
-    this.boxes = svg.querySelectorAll("g.node").length;
+    this.litSvg = this.litId = null;
+    this.lifted = [];
+    this.nodes = Array.prototype.slice.call(svg.querySelectorAll("g.node"));
+    this.edges = Array.prototype.slice.call(svg.querySelectorAll("path.edge"));
+    this.boxes = this.nodes.length;
+    this.nodeById = Object.create(null);  // ids come from the address too
+    for (var i = 0; i < this.nodes.length; i++) {
+      this.nodeById[this.nodes[i].getAttribute("data-entity-id")] = this.nodes[i];
+    }
+    this.parts = this.slow() ? this.partsOf() : null;
     this.sizeStage();
     if (keep) { this.view = keep; this.apply(); } else { this.start(); }
     if (fresh) this.stage.appendChild(fresh);
@@ -136,12 +183,60 @@
     svg.style.transformOrigin = ow + size.w / 2 + "px " + (oh + size.h / 2) + "px";
     svg.style.transition = "";
     svg.style.transform = "";
-    var box = [v.cx - w / 2 - ow * v.scale, v.cy - h / 2 - oh * v.scale,
-               w + 2 * ow * v.scale, h + 2 * oh * v.scale].join(" ");
+    var area = [v.cx - w / 2 - ow * v.scale, v.cy - h / 2 - oh * v.scale,
+                w + 2 * ow * v.scale, h + 2 * oh * v.scale];
+    this.cull(area[0], area[1], area[2], area[3]);
+    var box = area.join(" ");
     // set again unchanged (the stage's resize observer, after a drawing went in sized) it
     // would still lay the whole drawing out again
     if (svg.getAttribute("viewBox") !== box) svg.setAttribute("viewBox", box);
     this.drawn = { cx: v.cx, cy: v.cy, scale: v.scale, w: size.w, h: size.h };
+  };
+
+  /* A big drawing keeps in the page only the boxes and edges its drawn area (the view and
+     its overscan) reaches: at a readable size, a few hundred of a 3,000-service project's
+     18,000 elements. Chromium lays out and styles every element of an SVG in the page on
+     each new viewBox, seen or not: 0.7-1 s to open such a project and 300-450 ms to draw it
+     anew after a zoom or a drag, which now go by what is in view (bench/viewer.py). The
+     rest wait in order, out of the page, with their listeners and classes (a focus's
+     outline, a change's mark), and come back in their places as the view reaches them.
+     `partsOf`: each group's boxes or edges, in drawing order, with their areas. */
+  Viewer.prototype.partsOf = function () {
+    var parts = [];
+    [[this.edges, edgeArea], [this.nodes, boxArea]].forEach(function (pair) {
+      if (!pair[0].length) return;
+      var group = pair[0][0].parentNode;
+      parts.push({ group: group, items: pair[0].filter(function (el) {
+        return el.parentNode === group;
+      }).map(function (el) {
+        var area = pair[1](el);
+        return { el: el, x0: area.x0, y0: area.y0, x1: area.x1, y1: area.y1 };
+      }) });
+    });
+    return parts;
+  };
+
+  Viewer.prototype.cull = function (x, y, w, h) {
+    if (!this.parts) return;
+    var svg = this.svg(), lit = this.litId;
+    if (lit) this.highlight(svg, null);  // the lifted go back to their places first
+    var x0 = x - CULL_PAD, y0 = y - CULL_PAD, x1 = x + w + CULL_PAD, y1 = y + h + CULL_PAD;
+    this.parts.forEach(function (part) {
+      // the group's children are some of its items, in order: walk both at once, taking out
+      // what leaves the area and putting in what enters it before the next one shown
+      var group = part.group, next = group.firstElementChild;
+      for (var i = 0; i < part.items.length; i++) {
+        var item = part.items[i], el = item.el;
+        var wanted = item.x1 >= x0 && item.x0 <= x1 && item.y1 >= y0 && item.y0 <= y1;
+        if (el === next) {
+          next = el.nextElementSibling;
+          if (!wanted) group.removeChild(el);
+        } else if (wanted) {
+          group.insertBefore(el, next);
+        }
+      }
+    });
+    if (lit) this.highlight(svg, lit);
   };
 
   /* A view on the move (a drag, a pinch, the wheel; keys and buttons on a big drawing): the
@@ -213,9 +308,10 @@
   // middle: a 3,000-service project opened on a phone showed no box at all.
   Viewer.prototype.openingMiddle = function (right, h) {
     var f = this.full, middle = f.y + f.h / 2, ys = [];
-    var boxes = this.svg().querySelectorAll("g.node > rect");
-    for (var i = 0; i < boxes.length; i++) {
-      var box = boxes[i], height = +box.getAttribute("height");
+    for (var i = 0; i < this.nodes.length; i++) {
+      var box = this.nodes[i].querySelector("rect");
+      if (!box) continue;
+      var height = +box.getAttribute("height");
       if (+box.getAttribute("x") < right) ys.push(+box.getAttribute("y") + height / 2);
     }
     var reach = Math.max(h / 2 - 20, 0);  // a box's middle this near the centre is in view
@@ -374,14 +470,14 @@
       self.highlight(svg, node ? node.getAttribute("data-entity-id") : null);
     });
     svg.addEventListener("mouseleave", function () { self.highlight(svg, null); });
-    svg.querySelectorAll("g.node").forEach(function (node) {
+    this.nodes.forEach(function (node) {
       var id = node.getAttribute("data-entity-id");
       node.addEventListener("click", function () {
         if (self.moved) return;
         if (self.root.querySelector("[data-depth-select]")) self.show({ focus: id });
       });
     });
-    svg.querySelectorAll("path.edge").forEach(function (edge) {
+    this.edges.forEach(function (edge) {
       [edge.getAttribute("data-source"), edge.getAttribute("data-target")].forEach(function (end) {
         (edges[end] = edges[end] || []).push(edge);
       });
@@ -407,18 +503,18 @@
     var veil = svg.querySelector("[data-hover-veil]");
     if (veil) veil.remove();
     if (!id || !this.svg() || this.svg() !== svg) return;
-    var own = svg.querySelector('g.node[data-entity-id="' + CSS.escape(id) + '"]');
-    if (!own) return;
+    var own = this.nodeById[id], byId = this.nodeById;
+    if (!own || !own.isConnected) return;
     var lit = [], nodes = {};
     (this.edgesOf[id] || []).forEach(function (edge) {
-      lit.push(edge);
+      if (edge.isConnected) lit.push(edge);  // one out of the page is out of view
       [edge.getAttribute("data-source"), edge.getAttribute("data-target")].forEach(function (end) {
         if (end !== id) nodes[end] = true;
       });
     });
     Object.keys(nodes).forEach(function (end) {
-      var node = svg.querySelector('g.node[data-entity-id="' + CSS.escape(end) + '"]');
-      if (node) lit.push(node);
+      var node = byId[end];
+      if (node && node.isConnected) lit.push(node);
     });
     lit.push(own);  // last: on top
     // the title and the legend stay as they are: they are no part of the graph
@@ -456,9 +552,9 @@
   }
   Viewer.prototype.nameOf = function (ids, given) {
     if (given) return given;
-    var stage = this.stage;
+    var byId = this.nodeById || Object.create(null);
     return ids.split(",").map(function (id) {
-      var title = stage.querySelector('g.node[data-entity-id="' + CSS.escape(id) + '"] title');
+      var title = byId[id] && byId[id].querySelector("title");
       return title ? title.textContent.split("\n")[0]
         : currentName(id) || id.replace(/^[a-z]+--/, "");
     }).join(", ");
@@ -475,11 +571,11 @@
   Viewer.prototype.markFocus = function () {
     var svg = this.svg();
     if (!svg) return;
-    svg.querySelectorAll("g.node.focused").forEach(function (node) { node.classList.remove("focused"); });
+    this.nodes.forEach(function (node) { node.classList.remove("focused"); });
     if (!this.shown.focus) return;
+    var byId = this.nodeById;
     this.shown.focus.split(",").forEach(function (id) {
-      var node = svg.querySelector('g.node[data-entity-id="' + CSS.escape(id) + '"]');
-      if (node) node.classList.add("focused");
+      if (byId[id]) byId[id].classList.add("focused");
     });
   };
 
@@ -511,7 +607,8 @@
     if (at) at.value = shown.at ? shown.at.slice(0, 19) : "";
     root.dispatchEvent(new CustomEvent("archsvc:shown", { bubbles: true, detail: {
       focus: shown.focus, name: shown.focus ? this.nameOf(shown.focus, shown.focusName) : "",
-      kind: kindName, depth: shown.depth, at: shown.at } }));
+      kind: kindName, depth: shown.depth, at: shown.at,
+      nodes: this.nodes || [] } }));  // every box, those a big drawing keeps out of the page too
   };
 
   // redraw with some of focus, focusName, depth and at changed

@@ -87,13 +87,16 @@
     });
     return changed;
   }
+  // over every box of the drawing shown (archsvc:shown), those out of the page included: a
+  // big drawing keeps out of the page what its view does not reach, and brings it back marked
+  var shownNodes = [];
   function markChanges() {
-    var svg = viewerRoot.querySelector(".graph-stage svg");
-    if (!svg || !slider) return;
-    svg.querySelectorAll(".changed-since").forEach(function (n) { n.classList.remove("changed-since"); });
-    Object.keys(changedSince(shownAt)).forEach(function (slug) {
-      var node = svg.querySelector('g.node[data-entity-id="service--' + CSS.escape(slug) + '"]');
-      if (node) node.classList.add("changed-since");
+    if (!slider) return;
+    var changed = changedSince(shownAt);
+    shownNodes.forEach(function (node) {
+      var id = node.getAttribute("data-entity-id") || "";
+      var slug = id.indexOf("service--") === 0 ? id.slice("service--".length) : null;
+      node.classList.toggle("changed-since", slug !== null && changed[slug] === true);
     });
   }
   if (slider) {
@@ -116,6 +119,7 @@
   // the chat, show all): the Show menu, the slider and its label say what the graph shows
   function follow(state) {
     shownAt = state.at || "";
+    shownNodes = state.nodes || [];
     dragging = false;
     growSlider();
     remember(state);
