@@ -93,7 +93,10 @@
   function markChanges() {
     if (!slider) return;
     var changed = changedSince(shownAt);
-    shownNodes.forEach(function (node) {
+    // before the first archsvc:shown this script heard, the boxes in the page
+    var nodes = shownNodes.length ? shownNodes
+      : Array.prototype.slice.call(viewerRoot.querySelectorAll(".graph-stage g.node"));
+    nodes.forEach(function (node) {
       var id = node.getAttribute("data-entity-id") || "";
       var slug = id.indexOf("service--") === 0 ? id.slice("service--".length) : null;
       node.classList.toggle("changed-since", slug !== null && changed[slug] === true);
