@@ -43,7 +43,8 @@
     var rect = node.querySelector("rect");
     if (!rect) return EVERYWHERE;
     var x = +rect.getAttribute("x"), y = +rect.getAttribute("y");
-    return { x0: x, y0: y, x1: x + +rect.getAttribute("width"), y1: y + +rect.getAttribute("height") };
+    var area = { x0: x, y0: y, x1: x + +rect.getAttribute("width"), y1: y + +rect.getAttribute("height") };
+    return isFinite(area.x0 + area.y0 + area.x1 + area.y1) ? area : EVERYWHERE;  // "10px": shown
   }
   var NUMBERS = [];  // a path command's numbers, reused: a 3,000-service drawing has a million
   function edgeArea(edge) {
@@ -679,7 +680,7 @@
         self.status.textContent = "";
         self.shown = wanted;
         self.attach(keep, document.adoptNode(svg));
-        if (wanted.focus && !self.stage.querySelector("g.node")) {
+        if (wanted.focus && !self.nodes.length) {  // (a big drawing's may be out of the page)
           // a focus on what the moment shown does not hold (a service deleted since, say)
           self.status.textContent = self.nameOf(wanted.focus, wanted.focusName) +
             " is not in the project at this moment: show all to see what is.";
