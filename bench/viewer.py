@@ -5,7 +5,9 @@ software-drawn, as in the browser tests), on projects of 200, 1,000 and 3,000 se
 a key press, to the next frame painted (the browser's Event Timing, as Interaction to Next
 Paint counts it), to the drawing shown sharp again (its viewBox set and painted), and the
 longest main-thread task meanwhile (what holds up the next press); a drag's time per pointer
-step. Medians of N tries. Writes the figures into docs/benchmarks.md.
+step. Most rows go on from the whole graph (Fit); the last two, + and a drag, start from the
+view a page opens with (a big graph: readable, at its left, where a big drawing keeps only
+what is in view in the page). Medians of N tries. Writes the figures into docs/benchmarks.md.
 
     .venv/bin/python bench/viewer.py [--repeat 5] [--sizes 200,1000,3000] [--no-write]
 """
