@@ -12,15 +12,27 @@ pytestmark = [
     requires_chromium,
 ]
 
+# a shop's first services: Checkout places orders, Billing and Mailer take them
+SHOP = [
+    {"name": "Checkout", "produces": [{"name": "orders.placed"}]},
+    {"name": "Billing", "consumes": [{"name": "orders.placed"}]},
+    {"name": "Mailer", "consumes": [{"name": "orders.placed"}]},
+]
 
-def test_ask_the_assistant_and_focus_a_cited_service(browser, live_server, factory):
-    org = factory.org("acme")
-    membership = factory.member(org, role="admin")
+
+def shop(factory, services: int):
+    """An admin of a new organization, their API client, and a project "Shop" holding the
+    first `services` of SHOP."""
+    membership = factory.member(factory.org("acme"), role="admin")
     client = factory.member_client(membership, enforce_csrf=False)
     project = new_project(client, "Shop")
-    new_service(client, project, {"name": "Checkout", "produces": [{"name": "orders.placed"}]})
-    new_service(client, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}]})
-    new_service(client, project, {"name": "Mailer", "consumes": [{"name": "orders.placed"}]})
+    for body in SHOP[:services]:
+        new_service(client, project, body)
+    return membership, client, project
+
+
+def test_ask_the_assistant_and_focus_a_cited_service(browser, live_server, factory):
+    membership, client, project = shop(factory, 3)
     context = signed_in(browser, membership, live_server.url)
     page = context.new_page()
     page.goto(f"{live_server.url}/projects/{project}/")
@@ -41,12 +53,7 @@ def test_a_big_graph_is_fetched_by_the_page_not_inlined(browser, live_server, fa
     fetches the graph from the API's SVG address (whose gzip bytes are cached): the page is
     small, and the graph is there all the same."""
     settings.SHARE_INLINE_SVG_BYTES = 2_000
-    org = factory.org("acme")
-    membership = factory.member(org, role="admin")
-    client = factory.member_client(membership, enforce_csrf=False)
-    project = new_project(client, "Shop")
-    new_service(client, project, {"name": "Checkout", "produces": [{"name": "orders.placed"}]})
-    new_service(client, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}]})
+    membership, client, project = shop(factory, 2)
     html = client.get(f"/projects/{project}/").content.decode()
     assert "data-load" in html and "<svg" not in html.split("data-stage")[1].split("</div>")[0]
     context = signed_in(browser, membership, live_server.url)
@@ -98,13 +105,7 @@ def test_a_fetched_graph_goes_in_already_placed_so_it_is_laid_out_once(
     some 300 ms each at 3,000 services (bench/viewer.py). So a drawing goes in with its view
     set, and nothing moves it until the member does; at opening and after a click's focus."""
     settings.SHARE_INLINE_SVG_BYTES = 2_000
-    org = factory.org("acme")
-    membership = factory.member(org, role="admin")
-    client = factory.member_client(membership, enforce_csrf=False)
-    project = new_project(client, "Shop")
-    new_service(client, project, {"name": "Checkout", "produces": [{"name": "orders.placed"}]})
-    new_service(client, project, {"name": "Billing", "consumes": [{"name": "orders.placed"}]})
-    new_service(client, project, {"name": "Mailer", "consumes": [{"name": "orders.placed"}]})
+    membership, client, project = shop(factory, 3)
     context = signed_in(browser, membership, live_server.url)
     context.add_init_script(PLACEMENTS)
     page = context.new_page()
@@ -136,11 +137,7 @@ def test_a_graph_that_cannot_be_read_says_so(browser, live_server, factory, sett
     graph's address with a page that is no drawing: the frame says the graph could not be
     read, and keeps no half-drawing."""
     settings.SHARE_INLINE_SVG_BYTES = 2_000
-    org = factory.org("acme")
-    membership = factory.member(org, role="admin")
-    client = factory.member_client(membership, enforce_csrf=False)
-    project = new_project(client, "Shop")
-    new_service(client, project, {"name": "Checkout", "produces": [{"name": "orders.placed"}]})
+    membership, client, project = shop(factory, 1)
     context = signed_in(browser, membership, live_server.url)
     page = context.new_page()
     page.route(
