@@ -285,3 +285,53 @@ def test_a_big_drawing_keeps_in_the_page_only_what_its_view_reaches(browser, liv
     assert page.locator(".graph-stage g.node").count() < 10
     assert errors == []
     context.close()
+
+
+# the drawing's scale (graph units per CSS pixel) as drawn, and how many labels show
+DRAWN = """() => {
+  const svg = document.querySelector(".graph-stage svg");
+  const labels = [...svg.querySelectorAll("g.node text")];
+  return {
+    scale: svg.viewBox.baseVal.width / svg.getBoundingClientRect().width,
+    labels: labels.length,
+    shown: labels.filter(t => t.getBoundingClientRect().width > 0).length,
+  };
+}"""
+
+
+def test_far_out_the_drawing_leaves_its_labels_out_and_zoomed_in_it_has_them_back(
+    browser, live_server, factory
+):
+    """A label under 3 pixels high is a grey smear, and laying its text out was most of a
+    big drawing's redraw (at 3,000 services 200-390 ms a zoom from the whole graph, under
+    60 without it): far out the boxes and lines are drawn without labels; their names are
+    still in each box's tooltip, and they come back as the view gets near enough to read."""
+    membership = factory.member(factory.org("far"), role="admin")
+    project = ring(membership, "Long ring", 150)
+    context = signed_in(browser, membership, live_server.url, viewport=LAPTOP)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{live_server.url}/projects/{project}/")
+    expect(page.locator(".graph-stage g.node").first).to_be_attached()
+    # it opens readable: its labels are there
+    opened = page.evaluate(DRAWN)
+    assert opened["scale"] == pytest.approx(1.6, rel=0.02)
+    assert opened["shown"] == opened["labels"] >= 300
+    # the whole of it is far out: boxes and edges, no labels; a box still names itself
+    page.locator("[data-zoom=fit]").click()
+    page.wait_for_timeout(300)
+    whole = page.evaluate(DRAWN)
+    assert whole["scale"] > 4 and whole["shown"] == 0, whole
+    expect(page.locator(".graph-stage g.node rect").first).to_be_visible()
+    expect(page.locator(".graph-stage path.edge").first).to_be_visible()
+    assert page.locator(".graph-stage g.service title").first.text_content().startswith("Service ")
+    # + until 12-unit labels are 3 pixels or more: they are drawn again
+    page.locator(".graph-stage").focus()
+    while page.evaluate(DRAWN)["scale"] > 4:
+        page.keyboard.press("+")
+        page.wait_for_timeout(100)
+    near = page.evaluate(DRAWN)
+    assert near["shown"] == near["labels"], near
+    assert errors == []
+    context.close()

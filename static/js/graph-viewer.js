@@ -16,6 +16,8 @@
   var BIG_BOXES = 1000;    // a drawing this big zooms by the compositor first (see slow)
   var GLIDE = "transform 120ms ease-out";  // a button's zoom on such a drawing, animated
   var CULL_PAD = 12;       // graph units past an edge's or a box's own area: an arrowhead
+  var LABEL = 12;          // a box's label size in graph units (layout.FONT_SIZE)
+  var FAR_LABEL_PX = 3;    // labels smaller than this on screen are left out (see apply)
   var KINDS = { service: "service", messaging: "topic", category: "category", owner: "owner",
                 flow: "flow" };
   var DEPTH_OFF = "Depth counts steps around a focus: choose one in Show or click a box first";
@@ -210,6 +212,11 @@
     var area = [v.cx - w / 2 - ow * v.scale, v.cy - h / 2 - oh * v.scale,
                 w + 2 * ow * v.scale, h + 2 * oh * v.scale];
     this.cull(area[0], area[1], area[2], area[3]);
+    // far out, a label is a grey smear a pixel or two high: the drawing goes without its
+    // labels (app.css, svg.far), as a map leaves out the names of streets far out. Laying
+    // out the text was most of a redraw's main thread: at 3,000 services from the whole
+    // graph 200-390 ms a zoom, under 60 without it (bench/viewer.py)
+    svg.classList.toggle("far", LABEL / v.scale < FAR_LABEL_PX);
     var box = area.join(" ");
     // set again unchanged (the stage's resize observer, after a drawing went in sized) it
     // would still lay the whole drawing out again
