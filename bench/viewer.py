@@ -5,9 +5,11 @@ software-drawn, as in the browser tests), on projects of 200, 1,000 and 3,000 se
 a key press, to the next frame painted (the browser's Event Timing, as Interaction to Next
 Paint counts it), to the drawing shown sharp again (its viewBox set and painted), and the
 longest main-thread task meanwhile (what holds up the next press); a drag's time per pointer
-step. Most rows go on from the whole graph (Fit); the last two, + and a drag, start from the
-view a page opens with (a big graph: readable, at its left, where a big drawing keeps only
-what is in view in the page). Medians of N tries. Writes the figures into docs/benchmarks.md.
+step. Most rows go on from the whole graph (Fit); the last four (a hover, + and a drag)
+start from the view a page opens with (a big graph: readable, at its left, where a big
+drawing keeps only what is in view in the page). A hover over a box is measured where a box
+is big enough for the pointer to find (far out, a box under a pixel high is missed by
+Chromium's hit test, as by a hand). Medians of N tries. Writes the figures into docs/benchmarks.md.
 
     .venv/bin/python bench/viewer.py [--repeat 5] [--sizes 200,1000,3000] [--no-write]
 """
@@ -97,16 +99,24 @@ def measure(page, action) -> dict:
 
 
 def visible_node(page) -> tuple[float, float]:
-    """The middle of a box shown whole in the frame, in page pixels."""
+    """The middle of a box shown whole in the frame, in page pixels. The box's rect, not its
+    group: far out, Chromium gives a label's text bounds that reach well past its box (the
+    group's middle then fell beside the box, and a "hover" lit nothing). In the window: the
+    stage of a tall graph reaches below it, and the page may have scrolled. And one the
+    pointer finds there: far out, a box under a pixel high may not be."""
     return page.evaluate(
         """() => {
       var frame = document.querySelector(".graph-stage").getBoundingClientRect();
-      var nodes = document.querySelectorAll(".graph-stage g.node");
+      var nodes = document.querySelectorAll(".graph-stage g.node rect");
       for (var i = 0; i < nodes.length; i++) {
         var r = nodes[i].getBoundingClientRect();
         if (r.left > frame.left + 40 && r.right < frame.right - 40 &&
-            r.top > frame.top + 40 && r.bottom < frame.bottom - 40)
-          return [r.left + r.width / 2, r.top + r.height / 2];
+            r.top > Math.max(frame.top, 0) + 40 &&
+            r.bottom < Math.min(frame.bottom, window.innerHeight) - 40) {
+          var x = r.left + r.width / 2, y = r.top + r.height / 2;
+          var under = document.elementFromPoint(x, y);  // a box a pixel high may be missed
+          if (under && under.closest("g.node") === nodes[i].parentNode) return [x, y];
+        }
       }
       return null;
     }"""
@@ -157,6 +167,13 @@ def run(base: str, cookie: str, project: str, repeat: int) -> dict[str, dict]:
             spot = visible_node(page)
             if spot:
                 note("hover over a box", measure(page, lambda s=spot: page.mouse.move(*s)))
+                if not page.locator("[data-hover-veil]").count():
+                    under = page.evaluate(
+                        "([x, y]) => { var e = document.elementFromPoint(x, y);"
+                        " return e ? e.outerHTML.slice(0, 200) : null; }",
+                        spot,
+                    )
+                    raise SystemExit(f"the hover at {spot} lit no box: under it {under}")
                 note("hover off it", measure(page, lambda: page.mouse.move(*middle)))
             note("Fit (button)", measure(page, lambda: button("[data-zoom=fit]").click()))
             page.locator(".graph-stage").focus()
@@ -172,6 +189,16 @@ def run(base: str, cookie: str, project: str, repeat: int) -> dict[str, dict]:
             page.goto(f"{base}/projects/{project}/")
             page.locator(".graph-stage svg g.node").first.wait_for()
             page.wait_for_timeout(500)
+            spot = visible_node(page)
+            note(
+                "hover over a box, at the opening view",
+                measure(page, lambda s=spot: page.mouse.move(*s)),
+            )
+            if not page.locator("[data-hover-veil]").count():
+                raise SystemExit(f"the hover at {spot} lit no box")
+            note(
+                "hover off it, at the opening view", measure(page, lambda: page.mouse.move(*middle))
+            )
             note(
                 "+ (button), at the opening view",
                 measure(page, lambda: button("[data-zoom=in]").click()),
