@@ -9,7 +9,8 @@ step. Most rows go on from the whole graph (Fit); the last four (a hover, + and 
 start from the view a page opens with (a big graph: readable, at its left, where a big
 drawing keeps only what is in view in the page). A hover over a box is measured where a box
 is big enough for the pointer to find (far out, a box under a pixel high is missed by
-Chromium's hit test, as by a hand). Medians of N tries. Writes the figures into docs/benchmarks.md.
+Chromium's hit test, as by a hand). Medians of N tries. Writes the figures into
+docs/benchmarks.md.
 
     .venv/bin/python bench/viewer.py [--repeat 5] [--sizes 200,1000,3000] [--no-write]
 """
@@ -123,6 +124,17 @@ def visible_node(page) -> tuple[float, float]:
     )
 
 
+def lit(page, spot) -> None:
+    """Stop the bench if the hover at `spot` lit no box: its figures would time nothing."""
+    if not page.locator("[data-hover-veil]").count():
+        under = page.evaluate(
+            "([x, y]) => { var e = document.elementFromPoint(x, y);"
+            " return e ? e.outerHTML.slice(0, 200) : null; }",
+            spot,
+        )
+        raise SystemExit(f"the hover at {spot} lit no box: under it {under}")
+
+
 def run(base: str, cookie: str, project: str, repeat: int) -> dict[str, dict]:
     """Each interaction tried `repeat` times on one project page; medians."""
     from playwright.sync_api import sync_playwright
@@ -167,13 +179,7 @@ def run(base: str, cookie: str, project: str, repeat: int) -> dict[str, dict]:
             spot = visible_node(page)
             if spot:
                 note("hover over a box", measure(page, lambda s=spot: page.mouse.move(*s)))
-                if not page.locator("[data-hover-veil]").count():
-                    under = page.evaluate(
-                        "([x, y]) => { var e = document.elementFromPoint(x, y);"
-                        " return e ? e.outerHTML.slice(0, 200) : null; }",
-                        spot,
-                    )
-                    raise SystemExit(f"the hover at {spot} lit no box: under it {under}")
+                lit(page, spot)
                 note("hover off it", measure(page, lambda: page.mouse.move(*middle)))
             note("Fit (button)", measure(page, lambda: button("[data-zoom=fit]").click()))
             page.locator(".graph-stage").focus()
@@ -194,8 +200,7 @@ def run(base: str, cookie: str, project: str, repeat: int) -> dict[str, dict]:
                 "hover over a box, at the opening view",
                 measure(page, lambda s=spot: page.mouse.move(*s)),
             )
-            if not page.locator("[data-hover-veil]").count():
-                raise SystemExit(f"the hover at {spot} lit no box")
+            lit(page, spot)
             note(
                 "hover off it, at the opening view", measure(page, lambda: page.mouse.move(*middle))
             )

@@ -223,19 +223,26 @@ def reached(items, view, pad=12):
     ]
 
 
+def ring_page(browser, live_server, factory, name: str, size: int):
+    """A member's page of a ring of `size` services, opened on a laptop: the page, its
+    browser context and the list its script errors go into."""
+    membership = factory.member(factory.org(name), role="admin")
+    project = ring(membership, name.capitalize() + " ring", size)
+    context = signed_in(browser, membership, live_server.url, viewport=LAPTOP)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{live_server.url}/projects/{project}/")
+    expect(page.locator(".graph-stage g.node").first).to_be_attached()
+    return page, context, errors
+
+
 def test_a_big_drawing_keeps_in_the_page_only_what_its_view_reaches(browser, live_server, factory):
     """Chromium lays out every element of an SVG in the page on each new view, seen or not
     (at 3,000 services 0.7-1 s to open and 300-450 ms a zoom). A big drawing keeps in the
     page exactly the boxes and edges its drawn area reaches, in the order drawn, and brings
     the rest back as the view reaches them; hover, focus and a click work on what is shown."""
-    membership = factory.member(factory.org("culling"), role="admin")
-    big = ring(membership, "Big ring", 500)
-    context = signed_in(browser, membership, live_server.url, viewport=LAPTOP)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{live_server.url}/projects/{big}/")
-    expect(page.locator(".graph-stage g.node").first).to_be_attached()
+    page, context, errors = ring_page(browser, live_server, factory, "culling", 500)
     url = page.locator("[data-svg-url]").get_attribute("data-svg-url")
     nodes, edges = served(page, live_server.url + url)
     assert len(nodes) == 1000
@@ -306,14 +313,7 @@ def test_far_out_the_drawing_leaves_its_labels_out_and_zoomed_in_it_has_them_bac
     big drawing's redraw (at 3,000 services 200-390 ms a zoom from the whole graph, under
     60 without it): far out the boxes and lines are drawn without labels; their names are
     still in each box's tooltip, and they come back as the view gets near enough to read."""
-    membership = factory.member(factory.org("far"), role="admin")
-    project = ring(membership, "Long ring", 150)
-    context = signed_in(browser, membership, live_server.url, viewport=LAPTOP)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{live_server.url}/projects/{project}/")
-    expect(page.locator(".graph-stage g.node").first).to_be_attached()
+    page, context, errors = ring_page(browser, live_server, factory, "far", 150)
     # it opens readable: its labels are there
     opened = page.evaluate(DRAWN)
     assert opened["scale"] == pytest.approx(1.6, rel=0.02)

@@ -214,8 +214,8 @@
     this.cull(area[0], area[1], area[2], area[3]);
     // far out, a label is a grey smear a pixel or two high: the drawing goes without its
     // labels (app.css, svg.far), as a map leaves out the names of streets far out. Laying
-    // out the text was most of a redraw's main thread: at 3,000 services from the whole
-    // graph 200-390 ms a zoom, under 60 without it (bench/viewer.py)
+    // out the text was most of a redraw's main thread: at 3,000 services near the whole
+    // graph a zoom's longest task was 200-250 ms, under 16 without it (bench/viewer.py)
     svg.classList.toggle("far", LABEL / v.scale < FAR_LABEL_PX);
     var box = area.join(" ");
     // set again unchanged (the stage's resize observer, after a drawing went in sized) it
