@@ -25,7 +25,7 @@ def snapshot_changes(before: dict | None, after: dict | None) -> list[dict]:
                         "after": new if _is_set(new) else None,
                     }
                 )
-        elif old != new:
+        elif old != new and (_is_set(old) or _is_set(new)):  # null and [] read the same
             changes.append({"field": name, "before": old, "after": new})
     old_extras = (before or {}).get("extras") or {}
     new_extras = (after or {}).get("extras") or {}

@@ -433,10 +433,10 @@ def _when_label(project: Project, at: datetime | None) -> str:
     if at is not None and not is_current(at):
         if at < project.created_at:  # "Nothing to show yet" would not say why
             return (
-                f"As of {at:%Y-%m-%d %H:%M:%S} UTC, before the project was created "
+                f"As of {at.year:04d}-{at:%m-%d %H:%M:%S} UTC, before the project was created "
                 f"({project.created_at:%Y-%m-%d %H:%M} UTC)"
             )
-        return f"As of {at:%Y-%m-%d %H:%M:%S} UTC"
+        return f"As of {at.year:04d}-{at:%m-%d %H:%M:%S} UTC"  # %Y writes the year 1 as "1"
     return f"Current state · last change {project.updated_at:%Y-%m-%d %H:%M} UTC"
 
 

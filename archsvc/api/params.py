@@ -61,13 +61,30 @@ def query_text(request, name: str, *, max_length: int = 200) -> str | None:
     return raw
 
 
+# a time, then a space where an offset's "+" was (an address that did not escape it: "+"
+# in a query string is a space), then that offset's digits
+_PLUS_AS_SPACE = re.compile(r"(.*[0-9][Tt ][0-9:.,]*[0-9]) ([0-9]{2}(?::?[0-9]{2})?)", re.ASCII)
+_LATEST = datetime.max.replace(tzinfo=UTC)
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+
+
 def query_at(request) -> datetime | None:
-    """`at`: any ISO 8601 date-time; no offset means UTC (CONTRACT 7)."""
+    """`at`: any ISO 8601 date-time; no offset means UTC (CONTRACT 7). RFC 3339's lower-case
+    `t` and `z` are read too. A moment past the last one a date-time can hold (9999-12-31
+    with a negative offset) is the latest, so the current state, as any future `at` is;
+    one before the first (0001-01-01 with a positive offset) is the earliest, before any
+    history."""
     raw = query_params(request).get("at")
     if raw is None:
         return None
+    text = raw.strip()
+    if text.endswith("z"):
+        text = text[:-1] + "Z"
+    spaced = _PLUS_AS_SPACE.fullmatch(text)
+    if spaced:
+        text = f"{spaced[1]}+{spaced[2]}"
     try:
-        value = parse_datetime(raw.strip().replace(" ", "+", 1) if "T" in raw else raw.strip())
+        value = parse_datetime(text)
     except ValueError:
         value = None
     if value is None:
@@ -76,8 +93,8 @@ def query_at(request) -> datetime | None:
         value = value.replace(tzinfo=UTC)
     try:
         return value.astimezone(UTC)
-    except (OverflowError, ValueError):
-        raise BadRequest("Query parameter 'at' is out of range.") from None
+    except (OverflowError, ValueError):  # its UTC is past either end of the calendar
+        return _LATEST if value.year == datetime.max.year else _EARLIEST
 
 
 def iso(value: datetime | None) -> str | None:

@@ -132,6 +132,22 @@ def test_diff_of_update_lists_each_kind_of_field(api, project):
     assert not any(c["field"] in ("updatedAt", "slug", "version") for c in body["changes"])
 
 
+def test_a_service_put_back_as_read_changes_nothing_in_its_diff(api, project):
+    """A service read shows an unset list as [] (CONTRACT 7): sending that back, or null
+    for it, is no change, as `extras` {} for none is not."""
+    base = f"/v1/projects/{project}/services"
+    new_service(api, project, {"name": "Orders", "produces": [{"name": "orders"}]})
+    read = api.get(f"{base}/orders").json()
+    assert read["flows"] == [] and read["consumes"] == [] and read["extras"] == {}
+    body = {k: read[k] for k in ("name", "flows", "consumes", "produces", "extras")}
+    for sent in (body, {"flows": None, "extras": None}):
+        put(api, f"{base}/orders", sent)
+        events = history(api, project).json()["data"]
+        got = diff(api, project, events[0]["snapshotId"]).json()
+        assert got["action"] == "updated"
+        assert got["changes"] == [], sent
+
+
 def test_diff_of_rename_is_renamed_and_of_tombstone_ends_every_field(api, project):
     base = f"/v1/projects/{project}/services"
     new_service(api, project, {"name": "Orders", "owner": "a"})

@@ -115,6 +115,49 @@ def test_at_in_the_future_is_the_current_state(api, project):
     assert got["description"] == "now" and got["validUntil"] is None
 
 
+def test_at_reads_rfc_3339_lower_case_and_an_offset_whose_plus_became_a_space(api, project):
+    base = f"/v1/projects/{project}/services"
+    created = new_service(api, project, {"name": "Alpha", "description": "first"})
+    put(api, f"{base}/alpha", {"description": "later"})
+    day, time = created["validFrom"][:10], created["validFrom"][11:-1]  # UTC
+    forms = [
+        f"{day}t{time}z",  # RFC 3339 5.6: "T" and "Z" may be lower case
+        f"{day}T{time}z",
+        f"{day} {time}Z",
+    ]
+    if time[:2] < "22":  # the same instant at +02:00, on the same day
+        local = f"{int(time[:2]) + 2:02d}{time[2:]}"
+        # an address that did not escape its "+": the query string reads it as a space
+        forms += [f"{day}T{local} 02:00", f"{day} {local} 02:00", f"{day} {local} 0200"]
+    for at in forms:
+        got = get(api, f"{base}/alpha", at)
+        assert got.status_code == 200, at
+        assert got.json()["validFrom"] == created["validFrom"], at
+    # a date and a time with no offset is still UTC, not a time read as an offset
+    assert get(api, f"{base}/alpha", f"{day} {time}").json()["description"] == "first"
+
+
+def test_at_past_either_end_of_the_calendar_is_the_current_state_or_before_any(api, project):
+    """9999-12-31 at -14:00 is after the last moment a date-time holds: still a future `at`,
+    so the current state (CONTRACT 7); 0001-01-01 at +14:00 is before the first: nothing."""
+    base = f"/v1/projects/{project}"
+    new_service(api, project, {"name": "Alpha", "description": "now"})
+    latest, earliest = "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00"
+    got = get(api, f"{base}/services/alpha", latest)
+    assert got.status_code == 200 and got.json()["description"] == "now"
+    assert [s["slug"] for s in get(api, f"{base}/services", latest).json()] == ["alpha"]
+    assert get(api, f"{base}/services/alpha", earliest).status_code == 404
+    assert get(api, f"{base}/services", earliest).json() == []
+    for path in ("graph", "graph/mermaid", "entities"):
+        assert get(api, f"{base}/{path}", latest).status_code == 200, path
+    assert len(get(api, f"{base}/graph", latest).json()["nodes"]) == 1
+    assert get(api, f"{base}/graph", earliest).json()["nodes"] == []
+    svg = get(api, f"{base}/graph/svg", earliest)
+    assert svg.status_code == 200
+    # the year 1 in four digits, as in every date-time of a response
+    assert "As of 0001-01-01 00:00:00 UTC" in svg.content.decode()
+
+
 @pytest.mark.parametrize("at", ["garbage", "2024-13-45T00:00:00Z", "", "99999-01-01"])
 def test_unparsable_at_is_400(api, project, at):
     new_service(api, project, {"name": "Alpha"})
