@@ -23,6 +23,7 @@ from diagrams.selectors import (
     service_at,
     service_deleted_as,
     service_renamed_from,
+    service_version,
     snapshot_diff,
 )
 from diagrams.service_writes import (
@@ -454,7 +455,9 @@ def service_edit(request, project_id: str, slug: str):
     except ServiceNotFound:
         renamed = service_renamed_from(project=project, slug=slug)
         if request.method == "POST":
-            return _changed_meanwhile(request, project, renamed, slug=slug)
+            return _changed_meanwhile(
+                request, project, renamed, slug=slug, expected=_opened_as(request.POST)
+            )
         if renamed is not None:
             return redirect(f"/projects/{project.id}/services/{renamed.slug}/edit/")
         return _service_gone(request, project, slug)
@@ -463,6 +466,60 @@ def service_edit(request, project_id: str, slug: str):
     return _form_page(
         request, project, form=_form_from_snapshot(snapshot), errors={}, snapshot=snapshot
     )
+
+
+# what the conflict message calls each part of the form (its labels)
+FIELD_NAMES = {
+    "name": "name",
+    "description": "description",
+    "category": "category",
+    "owner": "owner",
+    "flows": "flows",
+    "consumes": "topics it consumes",
+    "produces": "topics it produces",
+    "extras": "extras",
+}
+
+
+def _comparable(form: dict, field: str):
+    """A part of the form as the service would store it, to tell a change from none: text
+    trimmed (a textarea sends its line breaks as CR LF), flows as the list the field holds,
+    rows without their errors."""
+    value = form[field]
+    if field == "flows":
+        return [flow.strip() for flow in value.split(",") if flow.strip()]
+    if isinstance(value, str):
+        return value.replace("\r\n", "\n").strip()
+    return [tuple(str(v).strip() for k, v in row.items() if k != "errors") for row in value]
+
+
+def _listed(names: list[str]) -> str:
+    names = [FIELD_NAMES[name] for name in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _merged(opened, current, typed: dict) -> tuple[dict, str]:
+    """The form after a colleague's change: each part the member left as the form showed it
+    (`opened`) takes the service's value now (`current`), so saving again does not undo
+    what the colleague changed there (a rename, say); each part the member changed keeps
+    what they typed. And what the message says of it."""
+    was, now = _form_from_snapshot(opened), _form_from_snapshot(current)
+    form, theirs, both = dict(typed), [], []
+    for field in FIELD_NAMES:
+        mine, before, after = (_comparable(f, field) for f in (typed, was, now))
+        if after == before:
+            continue
+        if mine == before:
+            form[field] = now[field]
+            theirs.append(field)
+        elif mine != after:
+            both.append(field)
+    said = ""
+    if theirs:
+        said += f" The form below holds their {_listed(theirs)}."
+    if both:
+        said += f" You both changed the {_listed(both)}: the form keeps what you typed there."
+    return form, said
 
 
 def _changed_meanwhile(request, project, current, *, slug: str | None = None, expected=None):
@@ -488,13 +545,24 @@ def _changed_meanwhile(request, project, current, *, slug: str | None = None, ex
             f"The service you opened was deleted, and {current.actor} added another one "
             f"named “{current.name}” at {when}."
         )
+        errors = {"form": [
+            f"{happened} Compare with the service as it is now (its history shows the "
+            "change), then Save changes again to keep what you typed."
+        ]}  # fmt: skip
     else:
         renamed = f" (and renamed it “{current.name}”)" if slug and slug != current.slug else ""
         happened = f"{current.actor} changed this service at {when}, after you opened it{renamed}."
-    errors = {"form": [
-        f"{happened} Compare with the service as it is now (its history shows the change), "
-        "then Save changes again to keep what you typed."
-    ]}  # fmt: skip
+        opened = None
+        if expected is not None:
+            opened = service_version(project=project, service_id=expected[0], version=expected[1])
+        if opened is None:  # a form that does not say what it was opened with
+            merged = ""
+        else:
+            form, merged = _merged(opened, current, form)
+        errors = {"form": [
+            f"{happened}{merged} Compare with the service as it is now (its history shows "
+            "the change), then Save changes again to save the form as it is."
+        ]}  # fmt: skip
     return _form_page(
         request, project, form=form, errors=errors, snapshot=current, status=409, conflict=True
     )

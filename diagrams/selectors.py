@@ -329,6 +329,18 @@ def service_deleted_as(*, project: Project, slug: str) -> ServiceSnapshot | None
     return _now_of_last_by_slug(project=project, slug=slug, deleted=True)
 
 
+def service_version(*, project: Project, service_id: str, version: int) -> ServiceSnapshot | None:
+    """One version of a service of the project (the one an edit form was opened with), or
+    None (another project's service, a version it never had, an id that is no UUID)."""
+    try:
+        service_id = str(uuid.UUID(service_id))
+    except (ValueError, AttributeError):
+        return None
+    return ServiceSnapshot.objects.filter(
+        project=project, service_id=service_id, version=version
+    ).first()
+
+
 def service_state(snapshot: ServiceSnapshot) -> ServiceState:
     return ServiceState(
         slug=snapshot.slug,

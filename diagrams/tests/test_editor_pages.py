@@ -3,11 +3,12 @@ forms: the API's rules, errors beside their fields, nothing lost and nothing wri
 error."""
 
 import re
+from html.parser import HTMLParser
 
 import pytest
 from django.test import Client
 
-from diagrams.tests.helpers import new_project, new_service, write_services
+from diagrams.tests.helpers import new_project, new_service, put, write_services
 
 
 @pytest.fixture
@@ -291,6 +292,71 @@ def test_a_save_after_a_colleagues_change_keeps_both_and_says_so(browser, api, p
     again = {**stale, **opened_as(html)}
     assert browser.post(url, again).status_code == 302
     assert api.get(f"/v1/projects/{project}/services/checkout").json()["owner"] == "team-shop"
+
+
+class _Fields(HTMLParser):
+    """What a browser submits of a page's form: each named input's value and each
+    textarea's text, in order (the page has one form with fields)."""
+
+    def __init__(self):
+        super().__init__()
+        self.data, self._textarea = {}, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "input" and attrs.get("name") and attrs.get("type") != "submit":
+            self.data.setdefault(attrs["name"], []).append(attrs.get("value") or "")
+        elif tag == "textarea" and attrs.get("name"):
+            self._textarea = attrs["name"]
+            self.data.setdefault(self._textarea, []).append("")
+
+    def handle_data(self, data):
+        if self._textarea:
+            self.data[self._textarea][-1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "textarea":
+            self._textarea = None
+
+
+def submitted(html: str) -> dict:
+    parser = _Fields()
+    parser.feed(html)
+    fields = {k: v[0] if len(v) == 1 else v for k, v in parser.data.items()}
+    fields.pop("csrfmiddlewaretoken", None)
+    return fields
+
+
+def test_after_a_colleagues_change_the_form_takes_theirs_where_the_member_typed_nothing(
+    browser, api, project
+):
+    """Two tabs: one renames the service and adds an extra, the other then saves a new
+    description and owner. The second form comes back holding the rename and the extra
+    (left as they were in it), and the description and owner typed; saving it again keeps
+    both people's changes instead of renaming the service back."""
+    base = f"/v1/projects/{project}/services"
+    assert browser.post(f"/projects/{project}/services/new/", form_data()).status_code == 302
+    stale = opened_form(browser, project, "checkout")
+    extras = {"repo": "git@x:shop.git", "tier": "1", "oncall": "ann"}
+    colleague = {"name": "Till", "owner": "team-b", "extras": extras}
+    assert put(api, f"{base}/checkout", colleague).status_code == 200
+    typed = {**stale, "description": "Takes and keeps orders", "owner": "team-c"}
+    response = browser.post(f"/projects/{project}/services/checkout/edit/", typed)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "The form below holds their name and extras." in html
+    assert "You both changed the owner: the form keeps what you typed there." in html
+    again = submitted(html)
+    assert again["name"] == "Till" and again["description"] == "Takes and keeps orders"
+    assert again["owner"] == "team-c" and "oncall" in again["extras-key"]
+    assert again["flows"] == "buy, refund"  # neither touched it
+    response = browser.post(f"/projects/{project}/services/till/edit/", again)
+    assert response.status_code == 302
+    saved = api.get(f"{base}/till").json()
+    assert saved["name"] == "Till"  # not renamed back
+    assert saved["description"] == "Takes and keeps orders" and saved["owner"] == "team-c"
+    assert saved["extras"] == extras
+    assert [t["name"] for t in saved["produces"]] == ["orders.placed", "orders.cancelled"]
 
 
 def test_a_save_after_a_rename_or_a_deletion_keeps_what_was_typed(browser, api, project):
