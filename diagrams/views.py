@@ -133,6 +133,7 @@ def _page(request, token: str, template: str, ancestors: str, unavailable: str) 
             "token": token,
             "svg": "" if load else svg.decode(),
             "load": load,
+            **({} if load else graph_size(svg)),
             "filtered_ids": ",".join(filtered_ids),
             "depth": depth,
             "depths": range(6),
@@ -146,6 +147,24 @@ def _page(request, token: str, template: str, ancestors: str, unavailable: str) 
 # built again from the entities by its script). The script finds and shows the rest;
 # without it, `?rows=all` lists them all.
 TABLE_ROWS = 100
+
+# The drawing's size, from its root's viewBox (svg.py writes "0,0,W,H"), for the frame.
+_VIEW_BOX = re.compile(rb'viewBox="[-0-9.]+[ ,]+[-0-9.]+[ ,]+([0-9.]+)[ ,]+([0-9.]+)"')
+
+
+def graph_size(svg: bytes) -> dict:
+    """`{graph_w, graph_h}` of an inlined drawing (nothing for none): the page gives its
+    frame the drawing's proportions in the stylesheet (app.css `.graph-ratio`) as
+    graph-viewer.js's sizeStage does, so the first paint has the frame's final height and
+    nothing under it jumps when the script runs."""
+    found = _VIEW_BOX.search(svg, 0, 2000)
+    if not found:
+        return {}
+    width, height = float(found[1]), float(found[2])
+    if not (width > 0 and height > 0):
+        return {}
+    return {"graph_w": f"{width:g}", "graph_h": f"{height:g}"}
+
 
 # What static/js/project-page.js takes from the address as a view to show (its `asked`),
 # read exactly as it reads it: the first value of each key, ASCII digits.
@@ -322,6 +341,7 @@ def project_page(request, project_id: str):
             "can_manage": actor.can_manage_project(created_by_ref=project.created_by_ref),
             "svg": "" if load else svg.decode(),
             "load": load,
+            **({} if load else graph_size(svg)),
             "asked": asked,
             "graph_wait": graph_wait,
             "svg_url": f"/v1/projects/{project.id}/graph/svg",

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from accounts.services import session_start
 from conftest import requires_chromium
-from diagrams.tests.helpers import post
+from diagrams.tests.helpers import new_project, new_service, post
 
 pytestmark = [
     pytest.mark.browser,
@@ -130,6 +130,65 @@ def test_the_graph_opens_readable_fits_on_fit_and_zooming_keeps_it_in_view(brows
     assert inside(graph, stage) and fills(graph, stage) and centred(graph, stage)
     assert errors == []
     context.close()
+
+
+def first_layout(context, url: str, *, script: bool) -> dict:
+    """Where the page lays out the graph's frame, the drawing in it and the tables under it:
+    as first laid out, before graph-viewer.js and project-page.js (held back), or once the
+    scripts have placed them."""
+    page = context.new_page()
+    if not script:
+        page.route(re.compile(r".*/(graph-viewer|project-page)[^/]*\.js$"), lambda r, q: r.abort())
+    page.goto(url)
+    stage = page.locator(".graph-stage")
+    expect(stage.locator("g.node").first).to_be_attached()
+    if script:  # sizeStage writes the height it computed
+        expect(stage).to_have_attribute("style", re.compile(r"(^|;)\s*height: \d"))
+    svg = stage.locator("svg").first.bounding_box()
+    heading = page.locator("#services-heading")
+    found = {
+        "frame": stage.bounding_box()["height"],
+        "drawing": (svg["x"], svg["y"], svg["width"], svg["height"]),
+        "tables": heading.bounding_box()["y"] if heading.count() else None,
+    }
+    page.close()
+    return found
+
+
+def test_the_graph_frame_is_laid_out_before_the_scripts_run_so_nothing_jumps(browser, demo):
+    """The page used to open with a frame the height of the window, which the script then
+    made the graph's own (for the demo at 1366 x 800: 608 pixels to 251), and everything under
+    it jumped up; the drawing moved inside it, and Find appeared above the tables and moved
+    them down. Wide, tall and tiny drawings, on a laptop, a small window and a phone, on a
+    member's page and a shared one: the same layout before the scripts as after."""
+    client = demo["client"]
+    tall = new_project(client, "Pairs")  # twelve separate pairs, stacked: higher than wide
+    for i in range(12):
+        new_service(client, tall, {"name": f"Svc {i}", "produces": [{"name": f"topic.{i}"}]})
+    tiny = new_project(client, "Tiny")
+    new_service(client, tiny, {"name": "Alone"})
+    token = post(client, f"/v1/projects/{demo['project']}/public-share-token").json()["token"]
+    pages = [f"/projects/{p}/" for p in (demo["project"], tall, tiny)] + [f"/share/{token}/"]
+    for viewport in (DESKTOP, {"width": 1000, "height": 700}, PHONE):
+        context = browser.new_context(viewport=viewport)
+        context.add_cookies(
+            [
+                {
+                    "name": "__session",
+                    "value": session_start(membership=demo["membership"]),
+                    "url": demo["url"],
+                }
+            ]
+        )
+        for path in pages:
+            before = first_layout(context, demo["url"] + path, script=False)
+            after = first_layout(context, demo["url"] + path, script=True)
+            where = (viewport, path, before, after)
+            assert after["frame"] == pytest.approx(before["frame"], abs=2), where
+            assert after["drawing"] == pytest.approx(before["drawing"], abs=2), where
+            if path.startswith("/projects/"):
+                assert after["tables"] == pytest.approx(before["tables"], abs=2), where
+        context.close()
 
 
 def test_a_plain_wheel_scrolls_the_page_and_ctrl_wheel_zooms(browser, demo):

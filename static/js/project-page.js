@@ -484,7 +484,7 @@
     if (lists.getAttribute("aria-busy") === "true") return;  // a reading is on its way
     showTables(tablesWanted, true);
   }
-  finder.hidden = false;
+  finder.removeAttribute("data-waiting");  // its place was kept: nothing under it moves
   findInput.addEventListener("input", function () {
     showAll.services = showAll.topics = false;
     readAll();
