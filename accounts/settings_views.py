@@ -12,6 +12,7 @@ import uuid
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.password_validation import ValidationError as PasswordError
+from django.contrib.auth.password_validation import validate_password
 from django.db.models import Q
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -447,8 +448,13 @@ def account_view(request):
                 errors["current"] = "Enter your current password."
             if not new:
                 errors["password"] = "Enter a new password."
-            elif new != request.POST.get("password2", ""):
-                errors["password2"] = "The two new passwords differ."
+            else:
+                try:  # the rules too, not only after the two copies agree
+                    validate_password(new, user)
+                except PasswordError as failure:
+                    errors["password"] = " ".join(failure.messages)
+                if new != request.POST.get("password2", ""):
+                    errors["password2"] = "The two new passwords differ."
             if errors and current and not user.check_password(current):
                 errors["current"] = WRONG_PASSWORD
         if not errors:

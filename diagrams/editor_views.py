@@ -206,7 +206,10 @@ def _plain(message: str) -> str:
 
 def _place_errors(form: dict, errors: dict, violations: list[dict]) -> None:
     """Put each violation (a JSON path like `produces[1].name`) beside its field."""
-    flows = [flow.strip() for flow in form["flows"].split(",") if flow.strip()]
+    typed = form["flows"].split(",")
+    flows = [flow.strip() for flow in typed if flow.strip()]
+    # where each flow is in what was typed: "a, , b" sends ["a", "b"], and b is the third
+    places = [place for place, flow in enumerate(typed) if flow.strip()]
     for violation in violations:
         path, message = violation["field"], _plain(violation["message"])
         topic = _TOPIC_PATH.match(path)
@@ -225,7 +228,8 @@ def _place_errors(form: dict, errors: dict, violations: list[dict]) -> None:
         elif flow:
             index = int(flow.group(1))
             name = flows[index] if index < len(flows) else ""
-            errors.setdefault("flows", []).append(f"Flow {index + 1} (“{_clip(name)}”): {message}")
+            place = places[index] + 1 if index < len(places) else index + 1
+            errors.setdefault("flows", []).append(f"Flow {place} (“{_clip(name)}”): {message}")
         elif path.startswith("extras."):
             key = path[len("extras.") :]
             row = next((r for r in form["extras"] if r["key"].strip() == key), None)

@@ -497,6 +497,11 @@ def test_a_member_changes_their_password_and_other_sessions_end(factory, member,
         {"current": "correct-horse-battery", "password": "a-new-password-1", "password2": "x"},
     )
     assert differ.status_code == 400 and "differ" in differ.content.decode()
+    # every problem at once: too short, and the copies differ
+    both = member_client.post(
+        url, {"current": "correct-horse-battery", "password": "abc", "password2": "abd"}
+    ).content.decode()
+    assert "too short" in both and "differ" in both
     assert User.objects.get(email="member@example.com").check_password("correct-horse-battery")
     done = member_client.post(
         url,

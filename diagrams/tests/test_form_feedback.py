@@ -152,6 +152,16 @@ def test_a_long_bad_flow_is_quoted_short(member, project):
     assert "100 characters" in html  # the hint says the limit before anyone trips on it
 
 
+def test_a_bad_flow_is_counted_where_it_was_typed_empty_ones_included(member, project):
+    """ "checkout, , x...": the empty one is left out of what is saved, but the long one is
+    still the third the member typed, not the second."""
+    flows = "checkout, , " + "x" * 120
+    response = member.post(f"/projects/{project}/services/new/", {"name": "A", "flows": flows})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert re.search(r'<p class="field-error">Flow 3 \(“x{39}…”\): At most 100', html)
+
+
 def test_a_topic_row_without_a_name_says_what_to_do(member, project):
     response = member.post(
         f"/projects/{project}/services/new/",

@@ -99,6 +99,22 @@ def test_signup_puts_the_cursor_on_the_field_in_question_not_the_email(browser, 
     page.close()
 
 
+def test_a_refused_log_in_puts_the_cursor_on_the_password_not_the_email(browser, shop):
+    """The e-mail was kept (the usual mistake is the password, which is emptied): typing
+    again goes where the correction is, not into the e-mail to be tabbed out of."""
+    page = browser.new_page(viewport=LAPTOP)
+    page.goto(shop["url"] + "/accounts/login/")
+    assert page.evaluate(FOCUSED) == "id_email"  # an empty form starts at the top
+    page.get_by_label("E-mail").fill("nobody@example.com")
+    page.get_by_label("Password").fill("wrong password")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_load_state("load")
+    expect(page.get_by_role("alert")).to_be_visible()
+    assert page.get_by_label("E-mail").input_value() == "nobody@example.com"
+    assert page.evaluate(FOCUSED) == "id_password"
+    page.close()
+
+
 def test_revoking_a_key_asks_first(browser, shop):
     context, page = member_page(browser, shop)
     page.goto(shop["url"] + "/settings/api-keys/")

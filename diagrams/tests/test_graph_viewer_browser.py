@@ -322,6 +322,18 @@ def test_every_control_says_what_the_graph_shows(browser, demo):
     page.locator("[data-now]").click()
     expect(label).to_have_text("now")
 
+    # a typed As of still to come is now, as the API reads it: not "as of" a future date
+    slider.fill("2")
+    slider.dispatch_event("change")
+    expect(nodes).not_to_have_count(everything)
+    page.locator("[data-at]").fill("2999-01-01T00:00:00")
+    page.locator("[data-at]").press("Enter")
+    expect(label).to_have_text("now")
+    expect(nodes).to_have_count(everything)
+    expect(page.locator("[data-at]")).to_have_value("")
+    expect(page.locator("[data-service-count]")).not_to_contain_text("then")
+    assert slider.input_value() == str(count)
+
     # Show a category: the closed menu says its kind, the focus reads its name; show all: Show
     # goes back too
     page.select_option("[data-group-filter]", "category--commerce")
@@ -477,7 +489,9 @@ def test_services_changed_since_the_moment_shown_are_outlined_renamed_ones_too(b
     assert renamed.status_code == 200
     context, page, errors = member_page(browser, demo, viewport=DESKTOP)
     slider = page.locator("[data-timeline]")
-    slider.fill(str(int(slider.get_attribute("max")) - 2))  # the change before the rename
+    # one step back from now is the project before the newest change, the rename (its last
+    # position used to be the state the rename left, the same as now)
+    slider.fill(str(int(slider.get_attribute("max")) - 1))
     slider.dispatch_event("change")
     expect(page.locator("[data-timeline-label]")).not_to_have_text("now")
     old = page.locator('.graph-stage g.node[data-entity-id="service--checkout"]')

@@ -58,8 +58,9 @@ def test_the_tables_list_their_first_rows_and_show_all_lists_the_rest(page_of_bi
     expect(topics).to_have_count(TABLE_ROWS)  # the other table keeps its length
     expect(page.locator('[data-more="topics"]')).to_be_visible()
     # another moment lists its first rows again: after the fifth newest change, 126 services
+    # (the slider's right end is now, the state the newest change left)
     slider = page.locator("[data-timeline]")
-    slider.fill(str(int(slider.get_attribute("max")) - 5))
+    slider.fill(str(int(slider.get_attribute("max")) - 4))
     slider.dispatch_event("change")
     expect(page.locator("[data-service-count]")).to_have_text(f"{SIZE - 4} services then")
     expect(services).to_have_count(TABLE_ROWS)
@@ -107,6 +108,12 @@ def test_find_narrows_both_tables_and_enter_shows_the_first_match(page_of_big):
         "data-entity-id", "service--worker-125"
     )
     expect(page.locator("[data-focus-name]")).to_have_text("Worker 125")
+    # a topic's exact name shows the topic, not the first service on it
+    find.fill("jobs.060")
+    find.press("Enter")
+    expect(page.locator(".graph-stage g.node.focused")).to_have_attribute(
+        "data-entity-id", "messaging--jobs-060"
+    )
     # emptied, the tables list their first rows again
     find.fill("")
     expect(services).to_have_count(TABLE_ROWS)

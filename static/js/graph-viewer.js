@@ -752,7 +752,14 @@
       clearTimeout(atTimer);
       var value = at.value ? at.value + (at.value.length === 16 ? ":00" : "") + "Z" : "";
       if (value && value.slice(0, 4) < "1970") return;  // a year still being typed
-      if (value !== (self.shown.at || "").slice(0, 19) + (value ? "Z" : "")) self.show({ at: value });
+      // a moment still to come is the project as it is now (as the API reads it): shown as
+      // now, not "as of" a date with the tables saying "then"
+      if (value && Date.parse(value) > Date.now()) {
+        value = "";
+        if (!self.at) at.value = "";  // now is shown or on its way: nothing else clears it
+      }
+      // against what was last asked for, which a redraw on its way may not show yet
+      if (value !== (self.at || "").slice(0, 19) + (value ? "Z" : "")) self.show({ at: value });
     }
     if (at) {
       at.addEventListener("change", function () { clearTimeout(atTimer); atTimer = setTimeout(showTyped, 700); });

@@ -46,16 +46,18 @@
     return event.at.slice(0, 16).replace("T", " ") + " · " + event.name + " " + event.action;
   }
   // the slider's position for an instant: the newest change at or before it (what is shown
-  // is the state that change left), the oldest for an instant before them all
+  // is the state that change left), the oldest for an instant before them all. Its last
+  // position, the state the newest change left, is now: one step back is the project
+  // before the newest change (a position for each would show the same state twice)
   function positionOf(at) {
-    if (!at) return count;
+    if (!at) return count - 1;
     for (var index = count - 1; index >= 0; index--) {
       if (instant(timeline[count - 1 - index].at) <= instant(at)) return index;
     }
     return 0;
   }
   function labelFor(index, at) {
-    if (index >= count) return "now";
+    if (index >= count - 1 && !at) return "now";
     var event = timeline[count - 1 - index];
     if (at && instant(at) < instant(event.at)) {
       // further back than the changes read so far: the moment itself says more
@@ -113,7 +115,7 @@
     slider.addEventListener("change", function () {
       dragging = false;
       var index = Number(slider.value);
-      var value = index >= count ? "" : timeline[count - 1 - index].at;
+      var value = index >= count - 1 ? "" : timeline[count - 1 - index].at;
       document.dispatchEvent(new CustomEvent("archsvc:at", { detail: { at: value } }));
     });
   }
@@ -237,7 +239,10 @@
       return [cells[0], slug, cells[3] === "\u2014" ? "" : cells[3], cells[1], cells[2]].join(" ");
     }
     return {
-      items: listed.map(function (row) { return { text: text(row).toLowerCase(), row: row }; }),
+      items: listed.map(function (row) {
+        var name = row.querySelector("[data-focus-id]").textContent.trim().toLowerCase();
+        return { text: text(row).toLowerCase(), name: name, row: row };
+      }),
       total: total,
       complete: listed.length >= total,
       empty: listed.length ? null : rows[0]
@@ -298,7 +303,7 @@
   function growSlider() {
     if (!slider || dragging || count === timeline.length) return;
     count = timeline.length;
-    slider.max = String(count);
+    slider.max = String(count - 1);
     var index = positionOf(shownAt);
     slider.value = String(index);
     setLabel(labelFor(index, shownAt));
@@ -381,7 +386,7 @@
       var service = services[id];
       var consumes = service.consumes.map(name(topics)), produces = service.produces.map(name(topics));
       var text = [service.name, service.slug, service.owner || ""].concat(consumes, produces).join(" ");
-      return { text: text.toLowerCase(), build: function () { return serviceRow(id, service, consumes, produces); } };
+      return { text: text.toLowerCase(), name: service.name.toLowerCase(), build: function () { return serviceRow(id, service, consumes, produces); } };
     });
     function serviceRow(id, service, consumes, produces) {
       var row = element("tr");
@@ -412,6 +417,7 @@
       var producers = topic.producers.map(name(services)), consumers = topic.consumers.map(name(services));
       return {
         text: [topic.name].concat(producers, consumers).join(" ").toLowerCase(),
+        name: topic.name.toLowerCase(),
         build: function () {
           var row = element("tr");
           row.append(cell([nameButton(id, topic.name)]), cell(tags(producers), none()), cell(tags(consumers), none()));
@@ -503,11 +509,17 @@
       window.history.replaceState(window.history.state, "", window.location.pathname + search + window.location.hash);
     } catch (error) {}  // typed faster than a browser lets a page rewrite its address: kept next time
   }
-  // Enter shows the first match in the graph: a service if one matches, else a topic
+  // Enter shows the first match in the graph: the service or topic of exactly the name
+  // typed, else a service if one matches, else a topic ("orders.placed" is the topic, not
+  // the first service on it)
   findInput.addEventListener("keydown", function (event) {
     if (event.key !== "Enter" || !findWords().length) return;
     event.preventDefault();
-    var first = matching("services")[0] || matching("topics")[0];
+    var typed = findInput.value.trim().toLowerCase();
+    var named = function (kind) {
+      return matching(kind).filter(function (item) { return item.name === typed; })[0];
+    };
+    var first = named("services") || named("topics") || matching("services")[0] || matching("topics")[0];
     if (!first) return;
     var button = (first.row || (first.row = first.build())).querySelector("[data-focus-id]");
     focus(button.getAttribute("data-focus-id"), button.textContent);
