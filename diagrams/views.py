@@ -8,6 +8,7 @@ from itertools import islice
 from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.utils.dateparse import parse_datetime
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.views.decorators.clickjacking import xframe_options_exempt
@@ -172,11 +173,34 @@ _ASKED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z", re.ASCII)
 _ASKED_FOCUS = re.compile(r"(service|messaging|category|owner|flow)--[a-z0-9][a-z0-9_-]*")
 
 
-def asked_view(request) -> bool:
-    """Whether the project page's address asks for a view the page's script will draw."""
+_ASKED_DEPTH = re.compile(r"[0-5]", re.ASCII)
+
+
+def asked_view(request) -> dict | None:
+    """The view the project page's address asks for, as its script reads it: `focus`,
+    `depth` (under a focus; else the page's 1) and `at` (its text, as the script passes it
+    on), or None when it asks for none."""
     at = (request.GET.getlist("at") or [""])[0]
     focus = (request.GET.getlist("focus") or [""])[0]
-    return bool(_ASKED_AT.fullmatch(at) or _ASKED_FOCUS.fullmatch(focus))
+    depth = (request.GET.getlist("depth") or [""])[0]
+    at = at if _ASKED_AT.fullmatch(at) else ""
+    focus = focus if _ASKED_FOCUS.fullmatch(focus) else ""
+    if not (at or focus):
+        return None
+    return {
+        "focus": focus,
+        "depth": int(depth) if focus and _ASKED_DEPTH.fullmatch(depth) else 1,
+        "at": at,
+    }
+
+
+def _asked_moment(text: str):
+    """The moment an address's `at` names, or False for one the calendar does not hold
+    (2026-13-01): left to the page's script, which shows the API's word for it."""
+    try:
+        return parse_datetime(text) or False
+    except ValueError:
+        return False
 
 
 @require_safe
@@ -298,13 +322,21 @@ def project_page(request, project_id: str):
     asked = asked_view(request)
     try:
         # an address that asks for a view (a focus, a moment: the history page's links, a
-        # reload, a bookmark) is drawn by the page's script, which asks for it at once:
-        # drawing the whole project now first sent and parsed 11 MB for nothing on a
-        # project of 3,000 services
+        # reload, a bookmark) gets that view in the page, drawn at its final size: drawing
+        # the whole project first sent and parsed 11 MB for nothing on a project of 3,000
+        # services, and leaving it to the script moved the page under the reader once the
+        # drawing came (layout shift 0.125)
+        at = _asked_moment(asked["at"]) if asked and asked["at"] else None
         svg = (
             b""
-            if asked
-            else project_render(project=project, at=None, filtered_ids=[], depth=None, kind="svg")
+            if at is False
+            else project_render(
+                project=project,
+                at=at,
+                filtered_ids=[asked["focus"]] if asked and asked["focus"] else [],
+                depth=asked["depth"] if asked and asked["focus"] else None,
+                kind="svg",
+            )
         )
     except RenderBudgetSpent as spent:
         svg, graph_wait = b"", spent.retry_after
@@ -312,6 +344,7 @@ def project_page(request, project_id: str):
     # page's is: inlined, every load compressed its megabytes anew inside the page (3,000
     # services: 8.3 MB, 0.2 s of a 0.29 s page), where the SVG's gzip bytes are cached
     load = len(svg) > settings.SHARE_INLINE_SVG_BYTES
+    drawn = asked if svg else None
     charge_renders_to(None)  # the tables' entities are the page's own reading, not a drawing
     entities = project_entities_cached(project=project)
     events, total_events = history_page(project=project, page=0, size=100)
@@ -342,12 +375,14 @@ def project_page(request, project_id: str):
             "svg": "" if load else svg.decode(),
             "load": load,
             **({} if load else graph_size(svg)),
-            "asked": asked,
+            "asked": bool(asked),
             "graph_wait": graph_wait,
             "svg_url": f"/v1/projects/{project.id}/graph/svg",
-            "depth": 1,
+            # the view drawn (or left to load): one the server could not draw is the script's
+            "depth": drawn["depth"] if drawn else 1,
             "depths": range(6),
-            "filtered_ids": "",
+            "filtered_ids": drawn["focus"] if drawn else "",
+            "at": drawn["at"] if drawn else "",
             "timeline": timeline,
             # the slider's events are the whole history: the tables' past rows can tell
             # every service's fate from them; when they are not, project-page.js reads older

@@ -307,11 +307,14 @@ def test_an_action_goes_back_only_to_a_page_of_this_site(browser, elsewhere):
     assert back["Location"] == "/?archived=all"
 
 
-def test_an_address_asking_for_a_view_leaves_the_drawing_to_the_page(browser, caplog):
-    """The history page's links, a reload and a bookmark name a focus or a moment, which the
-    page's script asks for at once: the page does not also draw the whole project now (11 MB
-    sent and parsed for nothing at 3,000 services). What the script would not take as a
-    view (a malformed moment or focus) leaves the page as it is: drawn now."""
+def test_an_address_asking_for_a_view_gets_that_view_drawn_in_the_page(browser, caplog):
+    """The history page's links, a reload and a bookmark name a focus or a moment: the page
+    comes with that view drawn, and says which it is, so its script asks for nothing more.
+    It used to come empty, for the script to fetch the view (a wait, then the page moved);
+    before that it drew the whole project now as well (11 MB for nothing at 3,000 services).
+    What the script would not take as a view (a malformed moment or focus) leaves the page
+    as it is: drawn now. A moment the calendar does not hold is left to the script, which
+    shows the API's word for it."""
     import logging
 
     from diagrams.tests.helpers import new_service
@@ -324,14 +327,37 @@ def test_an_address_asking_for_a_view_leaves_the_drawing_to_the_page(browser, ca
     for query in ("", "?at=yesterday", "?focus=Ledger", "?at=2026-01-01T00:00:00", "?focus=x--y"):
         page = browser.get(base + query).content.decode()
         assert graph in page and "data-asked" not in page, query
-    for query in (
-        "?at=2026-01-01T00:00:00Z",
-        "?focus=service--ledger&depth=2",
-        "?focus=category--core",
-        "?at=2026-01-01T00:00:00.123456Z&focus=nonsense",
+        assert 'data-focus=""' in page and "data-view-at" not in page, query
+    for query, drawn, view in (
+        (
+            "?at=2026-01-01T00:00:00Z",
+            "at 2026-01-01T00:00:00.000000Z",
+            'data-focus="" data-depth="1" data-view-at="2026-01-01T00:00:00Z"',
+        ),
+        (
+            "?focus=service--ledger&depth=2",
+            "1 filtered ids, depth 2",
+            'data-focus="service--ledger" data-depth="2" data-asked',
+        ),
+        (
+            "?focus=category--core",
+            "1 filtered ids, depth 1",
+            'data-focus="category--core" data-depth="1" data-asked',
+        ),
+        (
+            "?at=2026-01-01T00:00:00.123456Z&focus=nonsense&depth=3",
+            "at 2026-01-01T00:00:00.123456Z in",
+            'data-focus="" data-depth="1" data-view-at="2026-01-01T00:00:00.123456Z"',
+        ),
     ):
         with caplog.at_level(logging.INFO, logger="archsvc.render_cache"):
             caplog.clear()
             page = browser.get(base + query).content.decode()
-        assert graph not in page and "data-asked" in page, query
-        assert not [r for r in caplog.records if "render computed: svg" in r.getMessage()]
+        assert graph in page and "data-asked" in page, query
+        assert view in page, query
+        rendered = [
+            r.getMessage() for r in caplog.records if "render computed: svg" in r.getMessage()
+        ]
+        assert len(rendered) == 1 and drawn in rendered[0], (query, rendered)
+    page = browser.get(base + "?at=2026-13-01T00:00:00Z").content.decode()
+    assert graph not in page and "data-asked" in page and "data-view-at" not in page

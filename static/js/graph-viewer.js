@@ -105,18 +105,29 @@
     this.focus = root.getAttribute("data-focus") || "";
     this.focusName = "";
     this.depth = root.getAttribute("data-depth") || "1";
-    this.at = "";
-    this.shown = { focus: this.focus, focusName: "", depth: this.depth, at: "" };
+    // the view the server drew in the page (or left to load): the address's, else the whole
+    // project now
+    this.at = root.getAttribute("data-view-at") || "";
+    this.shown = { focus: this.focus, focusName: "", depth: this.depth, at: this.at };
     this.requests = 0;
     this.drawing = this.stage.querySelector("svg");  // the drawing shown (see attach)
     this.bindControls();
     this.bindStage();
     this.attach();
+    this.sayMissing();  // an address's focus the server drew
     // a graph too big to inline (a shared page of thousands of services) is fetched
     if (!this.svg() && root.hasAttribute("data-load")) this.load();
   }
 
   Viewer.prototype.svg = function () { return this.drawing; };
+
+  // a focus on what the moment shown does not hold (a service deleted since, say) draws
+  // nothing: said, with the way out (a big drawing's boxes may be out of the page: counted)
+  Viewer.prototype.sayMissing = function () {
+    if (!this.svg() || !this.shown.focus || this.nodes.length) return;
+    this.status.textContent = this.nameOf(this.shown.focus, this.shown.focusName) +
+      " is not in the project at this moment: show all to see what is.";
+  };
 
   /* `keep`: the view to stay at (the same graph at another time), else the opening view.
      `fresh`: a drawing read from the server to take the place of the one shown. It goes in
@@ -165,7 +176,9 @@
     var scale = clamp(this.full.w / width, 1, READABLE);
     var border = getComputedStyle(this.stage).boxSizing === "border-box"
       ? this.stage.offsetHeight - this.stage.clientHeight : 0;
-    this.stage.style.height = Math.ceil(this.full.h / scale) + border + "px";
+    // unrounded, as the stylesheet's ratio sizes it before this script runs (app.css
+    // .graph-ratio): a pixel more there moved the drawing in it by two, at 200% (OVERSCAN)
+    this.stage.style.height = (this.full.h / scale + border).toFixed(3) + "px";
   };
 
   Viewer.prototype.size = function () {
@@ -571,7 +584,8 @@
 
   // what the focus is called: the name it was chosen by, the graph's own label for it (its
   // tooltip's first line), the project's name for it now (the page's entity-names: a focus
-  // from the address on a moment that does not hold it), else its id without the kind
+  // from the address on a moment that does not hold it) or, for a service deleted since, the
+  // last it had in the page's history, else its id without the kind
   // ("category--commerce": "commerce")
   var currentNames = null;
   function currentName(id) {
@@ -579,7 +593,16 @@
       var data = document.getElementById("entity-names");
       try { currentNames = data ? JSON.parse(data.textContent) : {}; } catch (e) { currentNames = {}; }
     }
-    return Object.prototype.hasOwnProperty.call(currentNames, id) ? currentNames[id] : null;
+    if (Object.prototype.hasOwnProperty.call(currentNames, id)) return currentNames[id];
+    // a service deleted since: the name it had last, in the history the page holds
+    if (id.indexOf("service--") === 0) {
+      var timeline = document.getElementById("timeline-data"), events = [];
+      try { events = timeline ? JSON.parse(timeline.textContent) : []; } catch (e) { events = []; }
+      for (var i = 0; i < events.length; i++) {  // newest first
+        if ("service--" + events[i].slug === id) return events[i].name;
+      }
+    }
+    return null;
   }
   Viewer.prototype.nameOf = function (ids, given) {
     if (given) return given;
@@ -687,11 +710,7 @@
         self.status.textContent = "";
         self.shown = wanted;
         self.attach(keep, document.adoptNode(svg));
-        if (wanted.focus && !self.nodes.length) {  // (a big drawing's may be out of the page)
-          // a focus on what the moment shown does not hold (a service deleted since, say)
-          self.status.textContent = self.nameOf(wanted.focus, wanted.focusName) +
-            " is not in the project at this moment: show all to see what is.";
-        }
+        self.sayMissing();
       })
       .catch(function (error) {
         if (request !== self.requests) return;
@@ -787,7 +806,13 @@
         if (detail.depth) change.depth = detail.depth;
       }
       if (detail.at && viewer.history) change.at = detail.at;
-      if (Object.keys(change).length) viewer.show(change);
+      // the server drew that view in the page already (or it is on its way): the page's
+      // controls only hear of it
+      Object.keys(change).forEach(function (key) {
+        if (key !== "focusName" && change[key] === viewer[key]) delete change[key];
+      });
+      if (Object.keys(change).length > ("focusName" in change ? 1 : 0)) viewer.show(change);
+      else viewer.showState();
     });
     // other parts of the page (the chat's cited entities, the Show menu) can focus the graph
     document.addEventListener("archsvc:focus", function (event) {
