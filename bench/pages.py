@@ -85,6 +85,10 @@ def main() -> None:
         pages[f"services list, {size:,} services (first page of 100)"] = (
             f"/projects/{project_id}/services/"
         )
+        # its shared view: the Show menu lists every category, owner, service and topic
+        client.post(f"/v1/projects/{project_id}/public-share-token")
+        shared = PublicShareToken.objects.get(project_id=project_id).token
+        pages[f"shared view, {size:,} services (domains-{size})"] = f"/share/{shared}/"
     rows = []
     last_page = ""
     for label, path in pages.items():
@@ -117,7 +121,9 @@ def main() -> None:
         "whose pages list the first 100 rows of each table and inline their graph up to "
         f"`SHARE_INLINE_SVG_BYTES` ({settings.SHARE_INLINE_SVG_BYTES:,} bytes); a bigger "
         "one the page's script fetches from the API (`graph/svg`, its gzip bytes cached), "
-        "on the row under its page; and their Services page (the editor's list, 100 a page). "
+        "on the row under its page; their Services page (the editor's list, 100 a page); and "
+        "their shared view (whose Show menu lists every category, owner, service and topic; "
+        "a big graph fetched from the share's SVG address, as the project page's). "
         "Target: under 300 ms.",
         "",
         "| page | median | worst | size | sent (gzip) |",

@@ -115,13 +115,17 @@ def _refusal(
     return _private(response, PAGE_CSP.format(ancestors=ancestors))
 
 
-def _page(request, token: str, template: str, ancestors: str, unavailable: str) -> HttpResponse:
+def _page(
+    request, token: str, template: str, ancestors: str, unavailable: str, *, menu: bool = False
+) -> HttpResponse:
+    """`menu`: with the Show menu's options (the shared page; the embed has no toolbar)."""
     try:
         project = _shared(request, token)
         filtered_ids, depth = _graph_query(request)
         svg = _shared_render(project, filtered_ids, depth, gzipped=False)
     except _Refused as refused:  # an embed says so inside the embedding page
         return _refusal(request, refused, page=unavailable, ancestors=ancestors)
+    options = _share_options(project_entities_cached(project=project)) if menu else ""
     # A big graph is not inlined: every anonymous view would compress it anew inside the
     # page (11 MB and 0.2 s of CPU a view for 3,000 services); the page fetches it from
     # the SVG address instead, whose compressed bytes are cached.
@@ -138,9 +142,17 @@ def _page(request, token: str, template: str, ancestors: str, unavailable: str) 
             "filtered_ids": ",".join(filtered_ids),
             "depth": depth,
             "depths": range(6),
+            "focus_options": options,
         },
     )
     return _private(response, PAGE_CSP.format(ancestors=ancestors))
+
+
+def _share_options(entities: dict) -> str:
+    """A shared page's Show menu: what its drawing names (categories in the legend, owners in
+    the boxes' tooltips, services and topics as boxes), each group by name. Not the flows,
+    which the drawing does not show (CONTRACT 12: nothing else of the project)."""
+    return _focus_options(entities, ("categories", "owners", "services", "topics"), by_name=True)
 
 
 # The project page's tables list this many rows each, and say how many more there are: at
@@ -206,7 +218,14 @@ def _asked_moment(text: str):
 @require_safe
 def share_page(request, token: str):
     """The shared project's graph as it is now, pannable and zoomable, with focus and depth."""
-    return _page(request, token, "diagrams/share.html", "'none'", "diagrams/share_unavailable.html")
+    return _page(
+        request,
+        token,
+        "diagrams/share.html",
+        "'none'",
+        "diagrams/share_unavailable.html",
+        menu=True,
+    )
 
 
 @require_safe
@@ -289,19 +308,38 @@ def project_share_settings(request, project_id: str):
     )
 
 
-def _group_options(entities: dict) -> str:
-    """The Show menu's optgroups: the categories, owners and flows, each option named with
-    its kind ("payments (flow)": a category and a flow may share a name)."""
+_KINDS = {
+    "categories": ("Category", "category"),
+    "owners": ("Owner", "owner"),
+    "flows": ("Flow", "flow"),
+    "services": ("Service", "service"),
+    "topics": ("Topic", "topic"),
+}
+
+
+def _focus_options(entities: dict, kinds, *, by_name: bool = False) -> str:
+    """A Show menu's optgroups, one per kind, each option named with its kind ("payments
+    (flow)": a category and a flow may share a name); `by_name`: each group sorted."""
     groups = []
-    for label, kind in (("Category", "categories"), ("Owner", "owners"), ("Flow", "flows")):
-        if entities[kind]:
+    for kind in kinds:
+        label, said = _KINDS[kind]
+        named = list(entities[kind].items())
+        if by_name:
+            named.sort(key=lambda item: (item[1]["name"].casefold(), item[0]))
+        if named:
             options = format_html_join(
                 "",
                 '<option value="{}" data-name="{}">{} ({})</option>',
-                ((id_, e["name"], e["name"], label.lower()) for id_, e in entities[kind].items()),
+                ((id_, e["name"], e["name"], said) for id_, e in named),
             )
             groups.append(format_html('<optgroup label="{}">{}</optgroup>', label, options))
     return mark_safe("".join(groups))  # noqa: S308 -- each part is format_html's
+
+
+def _group_options(entities: dict) -> str:
+    """The project page's Show menu: its categories, owners and flows (services and topics
+    are in the tables under the graph)."""
+    return _focus_options(entities, ("categories", "owners", "flows"))
 
 
 @require_safe

@@ -3,6 +3,7 @@ and the embed inside an iframe of a page from another origin, with no cookies; a
 token is 404 at once."""
 
 import json
+import re
 import threading
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -167,5 +168,65 @@ def test_a_graph_too_big_to_inline_is_fetched_by_the_shared_page(browser, shared
         f"{shared['url']}/share/{shared['token']}/embed/?filteredIds=service--billing&depth=0"
     )
     expect(page.locator(".graph-stage g.node")).to_have_count(1)
+    assert errors == []
+    context.close()
+
+
+def test_a_keyboard_reaches_every_focus_and_the_address_keeps_it(browser, shared):
+    """A shared page could be focused only by a click on a box (no keyboard route), and a
+    reload or a link passed on lost the focus. The Show menu lists what the drawing names,
+    by kind; choosing from it focuses the graph, and the address, Download SVG and a reload
+    follow."""
+    context = browser.new_context()
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{shared['url']}/share/{shared['token']}/")
+    menu = page.get_by_role("combobox", name="Focus on a category, owner, service or topic")
+    groups = menu.locator("optgroup").evaluate_all(
+        "groups => groups.map(g => [g.label, Array.from(g.children, o => o.textContent)])"
+    )
+    assert groups == [
+        ["Category", ["commerce (category)"]],
+        ["Service", ["Billing (service)", "Cart (service)", "Checkout (service)"]],
+        ["Topic", ["cart.events (topic)", "orders.placed (topic)"]],
+    ]
+    # by keyboard alone: Tab reaches the menu before the graph
+    for _ in range(10):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('[data-group-filter]')"):
+            break
+    assert page.evaluate("document.activeElement.matches('[data-group-filter]')")
+    menu.select_option("service--checkout")
+    expect(page.locator("[data-focus-name]")).to_have_text("Checkout")
+    expect(page.locator(".graph-stage g.node")).to_have_count(3)  # and its two topics
+    expect(page).to_have_url(
+        f"{shared['url']}/share/{shared['token']}/?filteredIds=service--checkout&depth=1"
+    )
+    download = page.get_by_role("link", name="Download SVG")
+    expect(download).to_have_attribute(
+        "href", f"/share/{shared['token']}/graph.svg?filteredIds=service--checkout&depth=1"
+    )
+    # the address opens the same view: drawn by the server, the menu saying what it is
+    page.select_option("[data-depth-select]", "0")
+    expect(page.locator(".graph-stage g.node")).to_have_count(1)
+    expect(page).to_have_url(re.compile(r"\?filteredIds=service--checkout&depth=0$"))
+    page.reload()
+    expect(page.locator(".graph-stage g.node")).to_have_count(1)
+    expect(menu).to_have_value("service--checkout")
+    expect(page.locator("[data-depth-select]")).to_have_value("0")
+    expect(download).to_have_attribute(
+        "href", re.compile(r"filteredIds=service--checkout&depth=0$")
+    )
+    # a click in the graph is said in the menu too; show all clears it, and the address
+    page.select_option("[data-depth-select]", "1")
+    expect(page.locator(".graph-stage g.node")).to_have_count(3)
+    page.locator('g.node[data-entity-id="messaging--orders-placed"]').dispatch_event("click")
+    expect(menu).to_have_value("messaging--orders-placed")
+    page.locator("[data-clear-focus]").click()
+    expect(page.locator(".graph-stage g.node")).to_have_count(5)
+    expect(menu).to_have_value("")
+    expect(page).to_have_url(f"{shared['url']}/share/{shared['token']}/")
+    expect(download).to_have_attribute("href", f"/share/{shared['token']}/graph.svg")
     assert errors == []
     context.close()

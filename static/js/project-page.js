@@ -15,10 +15,7 @@
   }
 
   var group = tools.querySelector("[data-group-filter]");
-  if (group) group.addEventListener("change", function () {
-    // the option says its kind too, "payments (flow)": a category and a flow may share a name
-    focus(group.value, group.value ? group.selectedOptions[0].getAttribute("data-name") : "");
-  });
+  var menu = group ? window.ArchsvcFocusMenu(group) : null;
   var lists = document.querySelector("[data-entity-lists]");
   // the tables' names focus the graph on them (their rows are redrawn for a past moment)
   lists.addEventListener("click", function (event) {
@@ -153,27 +150,7 @@
   }
   // the Show menu says what the graph is focused on, even a focus it does not list
   function showGroup(state) {
-    if (group) {
-      var other = group.querySelector("option[data-shown-focus]");
-      var known = state.focus && Array.prototype.some.call(group.options, function (option) {
-        return option.value === state.focus && !option.hasAttribute("data-shown-focus");
-      });
-      if (state.focus && !known) {  // focused from the graph or the chat: name it here too
-        if (!other) {
-          other = document.createElement("option");
-          other.setAttribute("data-shown-focus", "");
-          group.options[0].after(other);
-        }
-        other.value = state.focus;
-        other.setAttribute("data-name", state.name);
-        var kind = state.focus.split("--")[0];
-        kind = { service: "service", messaging: "topic" }[kind] || kind;
-        other.textContent = state.name + " (" + kind + ")";
-      } else if (other) {
-        other.remove();
-      }
-      group.value = state.focus || "";
-    }
+    if (menu) menu.show(state);
   }
   // the Show menu lists the categories, owners and flows of the moment shown
   var pageGroups = group ? Array.prototype.slice.call(group.querySelectorAll("optgroup")) : [];
