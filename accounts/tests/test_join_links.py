@@ -439,6 +439,9 @@ def test_an_invited_admin_is_no_admin_for_the_last_admin_rule(bcorp):
     boss, pending = membership("boss@bcorp.com", "bcorp"), membership("ada@acorp.example", "bcorp")
     page = bcorp.get("/settings/members/").content.decode()
     assert "last admin" in page  # the boss's row: the invited admin does not count
+    # and it offers no role menu, whose every change could only fail; the invited one's has
+    assert 'aria-label="Role of boss@bcorp.com"' not in page
+    assert 'aria-label="Role of ada@acorp.example"' in page
     for data in (
         {"action": "role", "membership": boss.pk, "role": "member"},
         {"action": "remove", "membership": boss.pk},
