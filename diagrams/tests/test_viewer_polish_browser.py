@@ -176,6 +176,18 @@ def test_the_focus_names_its_kind_and_its_boxes_stand_out(browser, demo):
     context.close()
 
 
+# whether the part of the label that is not its time (the change it names: "Pricing
+# updated") lies within its box
+CHANGE_SEEN = r"""label => {
+    const text = label.firstChild, all = label.textContent;
+    const time = / · \d{4}-\d\d-\d\d \d\d:\d\d$|^\d{4}-\d\d-\d\d \d\d:\d\d · /.exec(all);
+    const range = document.createRange();
+    range.setStart(text, time.index === 0 ? time[0].length : 0);
+    range.setEnd(text, time.index === 0 ? all.length : time.index);
+    return range.getBoundingClientRect().right <= label.getBoundingClientRect().right + 0.5;
+}"""
+
+
 def test_time_travel_keeps_its_row_still_and_explains_the_outlines(browser, demo):
     context, page, errors = project_page(browser, demo)
     tools = page.locator("[data-project-tools]")
@@ -204,6 +216,10 @@ def test_time_travel_keeps_its_row_still_and_explains_the_outlines(browser, demo
         text = label.text_content()
         assert label.get_attribute("title") == text  # the whole text, however it is cut
         longest = max(longest, text, key=len)
+        # at a laptop's width the change it names is seen whole, the time (in As of too)
+        # cut if need be: it used to read "2026-11-10 08:15 · Pri…"
+        if " · " in text:
+            assert label.evaluate(CHANGE_SEEN), text
     assert len(longest) > 40
 
     # past changes are outlined, and a note says what the outline means; only in the past
@@ -216,6 +232,8 @@ def test_time_travel_keeps_its_row_still_and_explains_the_outlines(browser, demo
     settled(page)
     expect(page.locator(".graph-stage g.node.changed-since")).not_to_have_count(0)
     assert stage.bounding_box()["y"] == at_rest[0]
+    expect(label).to_contain_text(" · ")  # beside the legend, the change is still seen whole
+    assert label.evaluate(CHANGE_SEEN), label.text_content()
     page.locator("[data-now]").click()
     expect(label).to_have_text("now")
     expect(legend).to_be_hidden()
@@ -713,8 +731,8 @@ def test_a_moment_older_than_the_newest_100_changes_is_marked_as_one_inside_them
     last_then = next(e for e in history if e["at"] <= then)  # the state shown is the one it left
     label = page.locator("[data-timeline-label]")
     expect(label).to_have_text(
-        f"{last_then['at'][:10]} {last_then['at'][11:16]} · "
-        f"{last_then['serviceName']} {last_then['action']}"
+        f"{last_then['serviceName']} {last_then['action']} · "
+        f"{last_then['at'][:10]} {last_then['at'][11:16]}"
     )
     assert 0 < int(slider.input_value()) < total
     assert errors == []
@@ -821,8 +839,8 @@ def test_older_changes_read_during_a_drag_leave_the_thumb_where_it_is(browser, d
     assert 20 < value < 80
     under_thumb = history[100 - 1 - value]
     preview = (
-        f"{under_thumb['at'][:10]} {under_thumb['at'][11:16]} · "
-        f"{under_thumb['serviceName']} {under_thumb['action']}"
+        f"{under_thumb['serviceName']} {under_thumb['action']} · "
+        f"{under_thumb['at'][:10]} {under_thumb['at'][11:16]}"
     )
     expect(label).to_have_text(preview)
     for route in held:

@@ -39,8 +39,9 @@
     var match = /^(.{19})(\.\d+)?Z$/.exec(at);
     return match ? match[1] + ((match[2] || ".") + "000000").slice(0, 7) + "Z" : at;
   }
+  // the change first: the label's room is cut at its end, and the moment is in As of too
   function describe(event) {
-    return event.at.slice(0, 16).replace("T", " ") + " · " + event.name + " " + event.action;
+    return event.name + " " + event.action + " · " + event.at.slice(0, 16).replace("T", " ");
   }
   // the slider's position for an instant: the newest change at or before it (what is shown
   // is the state that change left), the oldest for an instant before them all. Its last
