@@ -112,24 +112,45 @@ def test_no_page_is_wider_than_a_phone(browser, shop):
     assert too_wide == {}, f"wider than the 390px screen: {too_wide}"
 
 
-def test_the_services_table_scrolls_inside_its_box_to_owner_and_edit(browser, shop):
+def test_on_a_phone_each_service_is_a_card_with_edit_on_its_line(browser, shop):
+    """The services table scrolled sideways on a phone, Produces, Owner and Edit off-screen.
+    Each row is now a card: the name and Edit on its first line, each other column on a line
+    of its own named as its header; the page and the table are the screen's width, and a
+    screen reader still reads a table with its headers."""
     context, page = member_page(browser, shop, PHONE)
     page.goto(f"{shop['url']}/projects/{shop['project']}/")
     services = page.get_by_role("region", name="Services")
-    overflow, box = services.evaluate("e => [e.scrollWidth - e.clientWidth, e.clientWidth]")
-    assert overflow > 0 and box < PHONE["width"]  # it scrolls, the page does not
-    edit = services.get_by_role("link", name="Edit").first
-    edit.scroll_into_view_if_needed()
-    expect(edit).to_be_in_viewport()
+    assert services.evaluate("e => e.scrollWidth - e.clientWidth") == 0
+    row = services.locator("tr", has=page.get_by_role("button", name="Checkout", exact=True))
+    name = row.get_by_role("button", name="Checkout", exact=True)
+    edit = row.get_by_role("link", name="Edit Checkout")
+    name.scroll_into_view_if_needed()  # down the page to it: and Edit is there too
+    expect(edit).to_be_in_viewport(ratio=1)
+    assert abs(edit.bounding_box()["y"] - name.bounding_box()["y"]) < 8  # on the name's line
+    labels = row.locator("td").evaluate_all(
+        "cells => cells.map(c => getComputedStyle(c, '::before').content)"
+    )
+    # seen, not read (`/ ""`): a screen reader has the column's header
+    assert labels[1:4] == ['"Consumes" / ""', '"Produces" / ""', '"Owner" / ""']
+    cells = [box["y"] for box in (row.locator("td").nth(i).bounding_box() for i in range(1, 4))]
+    assert cells == sorted(cells) and cells[0] < cells[1] < cells[2]  # a line each
+    expect(row.locator("td").nth(3)).to_have_text("checkout-team")
+    # a service that produces nothing has no Produces line, and its owner keeps its header
+    topics = page.get_by_role("region", name="Topics")
+    topic = topics.locator("tr", has=page.get_by_role("button", name="cart.events"))
+    expect(topic.locator("td").nth(1)).to_contain_text("none")  # no producer: said
     assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
-    # a name that wraps onto several lines stays left-aligned, like the one-line names
-    name = services.get_by_role("button", name="Payment Reconciliation Settlement Service")
-    left, lines = name.evaluate(
+    # a name that wraps onto several lines stays left-aligned
+    long_name = services.get_by_role("button", name="Payment Reconciliation Settlement Service")
+    left, lines = long_name.evaluate(
         """e => { const range = document.createRange(); range.selectNodeContents(e);
         return [e.getBoundingClientRect().left, [...range.getClientRects()].map(r => r.left)]; }"""
     )
-    assert len(lines) > 1
     assert all(abs(line - left) < 1 for line in lines), (left, lines)
+    # Chromium still gives the cells a table's roles (a display change can take them away)
+    tree = context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]
+    roles = [n["role"]["value"] for n in tree if not n.get("ignored") and "role" in n]
+    assert roles.count("table") == 2 and roles.count("columnheader") == 8
     edit.click()
     expect(page).to_have_url(f"{shop['url']}/projects/{shop['project']}/services/checkout/edit/")
     context.close()
@@ -215,12 +236,23 @@ def test_the_service_editor_on_a_desktop(browser, shop):
     context.close()
 
 
-def test_the_members_table_scrolls_to_its_remove_button_on_a_phone(browser, shop):
+def test_on_a_phone_each_member_is_a_card_with_its_buttons_on_screen(browser, shop):
+    """The members table scrolled sideways to its role menu and Remove button, and the last
+    admin's hint, in a narrow column, made its row a screen high."""
     context, page = member_page(browser, shop, PHONE)
     page.goto(f"{shop['url']}/settings/members/")
-    remove = page.get_by_role("button", name="Remove")
-    remove.scroll_into_view_if_needed()
-    expect(remove).to_be_in_viewport()
+    table = page.locator(".settings-table")
+    assert table.evaluate("e => e.scrollWidth - e.clientWidth") == 0
+    colleague = "a.colleague.with.a.long.address@example.com"
+    for control in (
+        page.get_by_role("combobox", name=f"Role of {colleague}"),
+        page.get_by_role("button", name=f"Change the role of {colleague}"),
+        page.get_by_role("button", name=f"Remove {colleague}"),
+    ):
+        expect(control).to_be_in_viewport(ratio=1)
+    expect(page.get_by_text("Member since").first).to_be_visible()
+    boss = table.locator("tr", has_text="grace.hopper@example.com")
+    assert boss.bounding_box()["height"] < 160
     assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
     context.close()
 
