@@ -1,3 +1,5 @@
+import uuid
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
@@ -10,6 +12,7 @@ from django.utils.http import urlencode
 
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from archsvc.admin_base import NoBulkDeleteMixin, SupportAdmin, SupportAdminMixin
+from archsvc.api.serializers import text_problem
 
 LAST_ADMIN = "An organization keeps at least one admin who has joined (as in its settings pages)."
 
@@ -43,13 +46,35 @@ class UserEditForm(UserChangeForm):
     def clean_email(self):
         return _email(self)
 
+    def clean_is_active(self):
+        """Not the only admin of an organization: deactivated, they could log in nowhere and
+        the organization would have no one to manage it (make someone else admin first)."""
+        active = self.cleaned_data.get("is_active")
+        if self.instance.pk and self.instance.is_active and not active:
+            needed = [
+                m.organization.slug
+                for m in Membership.objects.filter(
+                    user=self.instance, role=Membership.ROLE_ADMIN
+                ).select_related("organization", "user")
+                if _needed_admin(m)
+            ]
+            if needed:
+                raise ValidationError(
+                    f"{LAST_ADMIN} This user is the only one of {', '.join(sorted(needed))}."
+                )
+        return active
+
 
 def _other_admins(membership: Membership) -> bool:
     """Whether the organization keeps an admin without this one. A pending admin (an account
     that has not accepted its join link) is none: it may never join."""
     return (
         Membership.objects.accepted()
-        .filter(organization_id=membership.organization_id, role=Membership.ROLE_ADMIN)
+        .filter(
+            organization_id=membership.organization_id,
+            role=Membership.ROLE_ADMIN,
+            user__is_active=True,  # a deactivated user logs in nowhere: no admin either
+        )
         .exclude(pk=membership.pk)
         .exists()
     )
@@ -59,44 +84,105 @@ def _needed_admin(membership: Membership) -> bool:
     return (
         membership.role == Membership.ROLE_ADMIN
         and not membership.is_pending
+        and membership.user.is_active
         and not _other_admins(membership)
     )
 
 
-class MembershipInlineFormSet(BaseInlineFormSet):
-    def clean(self):
-        super().clean()
-        # a row added here is accepted (an operator's word), a pending one is no admin
-        kept_admins = [
-            form
-            for form in self.forms
-            if form.cleaned_data
-            and not form.cleaned_data.get("DELETE")
-            and form.cleaned_data.get("role") == Membership.ROLE_ADMIN
-            and not (form.instance.pk and form.instance.is_pending)
-        ]
-        had_members = any(form.instance.pk for form in self.forms)
-        if had_members and not kept_admins:
-            raise ValidationError(LAST_ADMIN)
+def _has_admin(organization_id) -> bool:
+    """Whether the organization has an admin who has joined and can log in."""
+    return (
+        Membership.objects.accepted()
+        .filter(organization_id=organization_id, role=Membership.ROLE_ADMIN, user__is_active=True)
+        .exists()
+    )
 
 
 class MembershipInline(admin.TabularInline):
-    """`invited_at` is what an invitation link is checked against (to the microsecond, which
-    the admin's widget drops): read-only, so saving a role here keeps a pending link working."""
+    """The organization's members, read here (with the user, in one query: an editable row
+    was a user widget and two lookups a member, 135 queries at 42 members). A role is
+    changed and a member removed on the membership's own page (its link), under the
+    last-admin rule; members are added below. `invited_at` is what an invitation link is
+    checked against: never edited."""
 
     model = Membership
-    formset = MembershipInlineFormSet
+    extra = 0
+    fields = ["user", "role", "created_at", "invited_at", "accepted_at"]
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+    verbose_name_plural = "members"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("user", "organization")
+            .order_by("user__email")
+        )
+
+
+class NewMembershipFormSet(BaseInlineFormSet):
+    @classmethod
+    def get_default_prefix(cls):
+        return "new_memberships"  # beside MembershipInline's "memberships"
+
+    def clean(self):
+        super().clean()
+        # a row added here is accepted (an operator's word); an organization given members
+        # has an admin among them, or already
+        added = [f for f in self.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
+        if not added:
+            return
+        admin_added = any(
+            f.cleaned_data.get("role") == Membership.ROLE_ADMIN
+            and f.cleaned_data.get("user") is not None
+            and f.cleaned_data["user"].is_active
+            for f in added
+        )
+        if not admin_added and not (self.instance.pk and _has_admin(self.instance.pk)):
+            raise ValidationError(LAST_ADMIN)
+
+
+class NewMembershipInline(admin.TabularInline):
+    model = Membership
+    formset = NewMembershipFormSet
     extra = 0
     autocomplete_fields = ["user"]
-    fields = ["user", "role", "created_at", "invited_at", "accepted_at"]
-    readonly_fields = ["created_at", "invited_at", "accepted_at"]
+    fields = ["user", "role"]
+    verbose_name = "new member"
+    verbose_name_plural = "add members"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).none()
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class OrganizationForm(forms.ModelForm):
+    class Meta:
+        model = Organization
+        fields = ["slug", "name", "created_at"]
+
+    def clean_name(self):
+        """As sign-up takes one: shown in every member's header and on invitations."""
+        name = self.cleaned_data.get("name") or ""
+        problem = text_problem(name)
+        if problem:
+            raise ValidationError(problem)
+        return name
 
 
 @admin.register(Organization)
 class OrganizationAdmin(NoBulkDeleteMixin, SupportAdmin):
+    form = OrganizationForm
     list_display = ["slug", "name", "created_at"]
     search_fields = ["slug", "name"]
-    inlines = [MembershipInline]
+    inlines = [MembershipInline, NewMembershipInline]
 
     def get_readonly_fields(self, request, obj=None):
         """The slug is the organization's key for the billing provider (checkout's
@@ -149,19 +235,32 @@ class OrganizationAdmin(NoBulkDeleteMixin, SupportAdmin):
         )
 
     def has_delete_permission(self, request, obj=None):
-        """Not while it holds projects or pays: deleting takes their whole history, and
-        the billing provider would not be told (cancel first, and delete the projects)."""
+        """Not while it holds projects or has a subscription not canceled: deleting takes
+        their whole history, and the billing provider would not be told (cancel first, and
+        delete the projects)."""
         if obj is None:
             return super().has_delete_permission(request)
         from billing.models import Subscription
-        from billing.selectors import PAID_STATUSES
         from diagrams.models import Project
 
         if Project.objects.filter(organization=obj).exists():
             return False
-        if Subscription.objects.filter(organization=obj, status__in=PAID_STATUSES).exists():
+        # a paused subscription may resume: its provider's events must still find it
+        if (
+            Subscription.objects.filter(organization=obj)
+            .exclude(status=Subscription.STATUS_CANCELED)
+            .exists()
+        ):
             return False
         return super().has_delete_permission(request, obj)
+
+    def get_deleted_objects(self, objs, request):
+        """Its members, keys, sessions, canceled subscription and credits go with it. Their
+        own pages refuse a delete alone (the last admin, billing records): here that made
+        every organization with an admin undeletable (403). Whether it may go at all is
+        has_delete_permission's."""
+        deleted, counts, _needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
 
 
 class MembershipOfUserInline(admin.TabularInline):
@@ -271,8 +370,11 @@ class ApiKeyForm(forms.ModelForm):
 
     def clean_name(self):
         """One active key of a name per organization (a database constraint, which would
-        otherwise be a 500)."""
+        otherwise be a 500); a name as the app takes one."""
         name = (self.cleaned_data.get("name") or "").strip()
+        problem = text_problem(name)
+        if problem:
+            raise ValidationError(problem)
         key = self.instance
         if (
             key.revoked_at is None
@@ -292,6 +394,24 @@ def revoke_keys(modeladmin, request, queryset):
     modeladmin.message_user(request, f"{revoked} key(s) revoked.")
 
 
+class KeyStateFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("active", "active"), ("expired", "expired"), ("revoked", "revoked")]
+
+    def queryset(self, request, queryset):
+        now = timezone.now()
+        if self.value() == "active":
+            return queryset.filter(revoked_at__isnull=True).exclude(expires_at__lte=now)
+        if self.value() == "expired":
+            return queryset.filter(revoked_at__isnull=True, expires_at__lte=now)
+        if self.value() == "revoked":
+            return queryset.filter(revoked_at__isnull=False)
+        return queryset
+
+
 @admin.register(ApiKey)
 class ApiKeyAdmin(NoBulkDeleteMixin, SupportAdmin):
     """Revoking is the "Revoke" action (and the app's settings page). The expiry is read-only:
@@ -307,7 +427,7 @@ class ApiKeyAdmin(NoBulkDeleteMixin, SupportAdmin):
         "expires_at",
         "revoked_at",
     ]
-    list_filter = [("revoked_at", admin.EmptyFieldListFilter), "revoked_at"]
+    list_filter = [KeyStateFilter, "revoked_at"]
     search_fields = ["name", "organization__slug"]
     readonly_fields = ["id", "organization", "created_at", "expires_at", "revoked_at"]
     list_select_related = ["organization"]
@@ -327,6 +447,17 @@ class ApiKeyAdmin(NoBulkDeleteMixin, SupportAdmin):
         # A key's JWT is shown once, at creation: use `manage.py create_api_key`.
         return False
 
+    def get_search_results(self, request, queryset, search_term):
+        """A key's id finds it too, as the app writes it (`key:<uuid>`: a project's
+        `createdBy`, a pin's actor) or bare."""
+        found, duplicates = super().get_search_results(request, queryset, search_term)
+        term = (search_term or "").strip().removeprefix("key:")
+        try:
+            key_id = uuid.UUID(term)
+        except ValueError:
+            return found, duplicates
+        return found | queryset.filter(pk=key_id), duplicates
+
 
 @admin.action(description="End the selected sessions (logged out at once)")
 def end_sessions(modeladmin, request, queryset):
@@ -336,13 +467,14 @@ def end_sessions(modeladmin, request, queryset):
 
 @admin.register(AuthSession)
 class AuthSessionAdmin(NoBulkDeleteMixin, SupportAdmin):
-    """Sessions begin at log-in; an operator ends one with the "End" action (or by setting
-    `ended_at`)."""
+    """Sessions begin at log-in; an operator ends one with the "End" action. `ended_at` is
+    read-only: emptied, it brought back a session its user had logged out of, or one a
+    password reset had ended because the old password may be known."""
 
     actions = [end_sessions]
     list_filter = [("ended_at", admin.EmptyFieldListFilter)]
     list_display = ["id", "membership", "created_at", "last_seen_at", "ended_at"]
-    readonly_fields = ["id", "membership", "created_at", "last_seen_at"]
+    readonly_fields = ["id", "membership", "created_at", "last_seen_at", "ended_at"]
     list_select_related = ["membership__user", "membership__organization"]
     search_fields = ["membership__user__email", "membership__organization__slug"]
     ordering = ["-created_at"]

@@ -3,7 +3,7 @@
 from django import forms
 from django.contrib.auth.password_validation import validate_password
 
-from archsvc.api.serializers import is_visible
+from archsvc.api.serializers import is_visible, text_problem
 
 
 class LoginForm(forms.Form):
@@ -34,4 +34,7 @@ class SignupForm(forms.Form):
         name = self.cleaned_data["organization"]
         if not is_visible(name):
             raise forms.ValidationError("Enter a name with a visible character.")
+        problem = text_problem(name)
+        if problem:
+            raise forms.ValidationError(problem)
         return name

@@ -13,6 +13,7 @@ from django.utils.text import slugify
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from accounts.tokens import api_key_token_encode, session_token_encode
 from archsvc.api.errors import BadRequest, Forbidden, NotFound, ResourceAlreadyExists
+from archsvc.api.serializers import text_problem
 
 
 def organization_create(*, name: str, slug: str | None = None) -> Organization:
@@ -123,6 +124,9 @@ def api_key_create(
     name = name.strip()
     if not name or len(name) > 100:
         raise BadRequest("The key's name must be 1 to 100 characters.")
+    problem = text_problem(name)
+    if problem:
+        raise BadRequest(f"The key's name: {problem[0].lower()}{problem[1:]}")
     unknown = sorted(set(permissions) - set(ApiKey.PERMISSIONS))
     if unknown:
         raise BadRequest(f"Unknown permission(s): {', '.join(unknown)}")

@@ -1,10 +1,13 @@
+from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 from archsvc.admin_base import NoBulkDeleteMixin, ReadOnlyAdmin, SupportAdmin
+from archsvc.api.serializers import text_problem
 from diagrams.models import Pin, Project, PublicShareToken, Service, ServiceSnapshot
 
 
@@ -16,6 +19,32 @@ def _links(pages) -> str:
     )
 
 
+class ProjectForm(forms.ModelForm):
+    """A name and description as the API takes them (ProjectUpdateSerializer): a name of
+    3 to 60 characters with one a reader can see; neither with control characters (the
+    API's own answers would carry them: "Shop\u0001Name")."""
+
+    class Meta:
+        model = Project
+        fields = ["name", "description", "archived"]
+
+    def clean_name(self):
+        name = (self.cleaned_data.get("name") or "").strip()
+        if not 3 <= len(name) <= 60:
+            raise ValidationError("A project's name has 3 to 60 characters.")
+        problem = text_problem(name)
+        if problem:
+            raise ValidationError(problem)
+        return name
+
+    def clean_description(self):
+        description = self.cleaned_data.get("description") or ""
+        problem = text_problem(description, name=False)
+        if problem:
+            raise ValidationError(problem)
+        return description
+
+
 @admin.register(Project)
 class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
     """Projects are made in the app or the API (its id, plan limit and creator); here an
@@ -23,6 +52,7 @@ class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
     takes the project's services, their whole history, pins and share link, as in the app
     (whose history rows are otherwise never deleted here); its confirmation counts them."""
 
+    form = ProjectForm
     list_display = [
         "id",
         "name",
@@ -171,10 +201,18 @@ class PublicShareTokenAdmin(SupportAdmin):
     """Sharing is the customer's decision (CONTRACT 3, 12): an operator sees a project's
     link and can revoke it (delete), never make one or point it at another project."""
 
-    list_display = ["project", "token", "created_by", "created_at"]
-    search_fields = ["project__id", "project__name", "project__organization__slug", "token"]
-    readonly_fields = ["project", "token", "created_at", "created_by", "created_by_type"]
+    list_display = ["project", "token_start", "created_by", "created_at"]
+    search_fields = ["project__id", "project__name", "project__organization__slug", "=token"]
+    fields = ["project", "token_start", "created_at", "created_by", "created_by_type"]
+    readonly_fields = fields
     list_select_related = ["project"]
+
+    @admin.display(description="token")
+    def token_start(self, obj):
+        """Its first characters: the whole token is the link, which opens the project's
+        graph to anyone, staff who may only view included. A search by the whole token
+        finds it (a link a customer reports)."""
+        return f"{str(obj.token)[:8]}…"
 
     def has_add_permission(self, request):
         return False

@@ -62,6 +62,17 @@ def is_visible(value: str) -> bool:
     return any(unicodedata.category(char) not in INVISIBLE_CATEGORIES for char in value)
 
 
+def text_problem(value: str, *, name: bool = True) -> str | None:
+    """What is wrong with a text typed outside the API (admin, settings, sign-up), by the
+    API's rules (StrictCharField): no control characters or invalid Unicode, and a name
+    shows something. None when it is fine."""
+    if FORBIDDEN_TEXT.search(value):
+        return "May not contain control characters or invalid Unicode (a lone surrogate)."
+    if name and value and not is_visible(value):
+        return "Must contain a visible character, not only spaces or invisible ones."
+    return None
+
+
 class StrictCharField(serializers.CharField):
     """A JSON string and nothing else (DRF would turn 12 into "12"), without control
     characters or lone surrogates. `visible=True` (names): at least one character a reader

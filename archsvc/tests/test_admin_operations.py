@@ -59,6 +59,8 @@ def test_an_organizations_slug_is_not_edited_here(operator, factory):
             "memberships-0-role": "admin",
             "memberships-0-invited_at_0": "2001-01-01",
             "memberships-0-invited_at_1": "00:00:00",
+            "new_memberships-TOTAL_FORMS": "0",
+            "new_memberships-INITIAL_FORMS": "0",
         },
     )
     errors = response.context and [
@@ -223,3 +225,204 @@ def test_membership_rows_keep_their_dates(operator, factory):
     assert 'name="memberships-0-invited_at' not in page  # shown, not an input
     assert Organization.objects.get(pk=org.pk).slug == "acme"
     assert Membership.objects.get(pk=admin.pk).invited_at == invited
+
+
+def test_an_ended_session_stays_ended(operator, factory):
+    """Emptying `ended_at` here brought back a session its user had logged out of (or one
+    a password reset had ended): the old cookie worked again."""
+    org = factory.org("acme")
+    cookie = session_start(membership=factory.member(org))
+    session = AuthSession.objects.get()
+    AuthSession.objects.filter(pk=session.pk).update(ended_at=timezone.now())
+    page = operator.get(f"/admin/accounts/authsession/{session.pk}/change/").content.decode()
+    assert 'name="ended_at' not in page  # shown, not an input
+    operator.post(f"/admin/accounts/authsession/{session.pk}/change/", {"ended_at": ""})
+    assert AuthSession.objects.get(pk=session.pk).ended_at is not None
+    browser = Client()
+    browser.cookies["__session"] = cookie
+    assert browser.get("/v1/projects").status_code == 401
+
+
+def test_a_deactivated_admin_is_no_admin_and_the_last_one_stays_active(operator, factory):
+    org = factory.org("acme")
+    boss = factory.member(org, email="boss@acme.example", role="admin")
+    # the only admin cannot be deactivated
+    page = operator.get(f"/admin/accounts/user/{boss.user_id}/change/")
+    form = page.context["adminform"].form
+    data = {k: v for k, v in form.initial.items() if k in ("email", "password")}
+    data.update({"date_joined_0": "2026-01-01", "date_joined_1": "00:00:00"})
+    response = operator.post(f"/admin/accounts/user/{boss.user_id}/change/", data)
+    assert response.status_code == 200 and "at least one admin" in response.content.decode()
+    assert "only one of acme" in response.content.decode()
+    boss.user.refresh_from_db()
+    assert boss.user.is_active
+    # a second admin who is deactivated does not count: the first still cannot be removed
+    other = factory.member(org, email="other@acme.example", role="admin")
+    other.user.is_active = False
+    other.user.save()
+    assert operator.get(f"/admin/accounts/membership/{boss.pk}/delete/").status_code == 403
+    response = operator.post(f"/admin/accounts/membership/{boss.pk}/change/", {"role": "member"})
+    assert "at least one admin" in response.content.decode()
+    assert operator.get(f"/admin/accounts/user/{boss.user_id}/delete/").status_code == 403
+    # once the second is active again, either may go
+    other.user.is_active = True
+    other.user.save()
+    assert operator.get(f"/admin/accounts/membership/{boss.pk}/delete/").status_code == 200
+
+
+def test_an_organization_made_here_with_members_has_an_admin_among_them(operator, factory):
+    user = factory.member(factory.org("elsewhere")).user
+    form = {
+        "slug": "newco",
+        "name": "NewCo",
+        "created_at_0": "2026-11-28",
+        "created_at_1": "10:00:00",
+        "new_memberships-TOTAL_FORMS": "1",
+        "new_memberships-INITIAL_FORMS": "0",
+        "new_memberships-0-user": user.pk,
+        "new_memberships-0-role": "member",
+        "memberships-TOTAL_FORMS": "0",
+        "memberships-INITIAL_FORMS": "0",
+    }
+    response = operator.post("/admin/accounts/organization/add/", form)
+    assert response.status_code == 200 and "at least one admin" in response.content.decode()
+    assert not Organization.objects.filter(slug="newco").exists()
+    response = operator.post(
+        "/admin/accounts/organization/add/", {**form, "new_memberships-0-role": "admin"}
+    )
+    assert response.status_code == 302
+    made = Membership.objects.get(organization__slug="newco")
+    assert made.role == "admin" and made.user == user and not made.is_pending
+    # an organization that has one takes plain members
+    other = factory.member(factory.org("third")).user
+    org = Organization.objects.get(slug="newco")
+    response = operator.post(
+        f"/admin/accounts/organization/{org.pk}/change/",
+        {
+            **form,
+            "new_memberships-0-user": other.pk,
+            "memberships-TOTAL_FORMS": "1",
+            "memberships-INITIAL_FORMS": "1",
+            "memberships-0-id": made.pk,
+            "memberships-0-organization": org.pk,
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Membership.objects.filter(organization=org).count() == 2
+
+
+def test_an_organizations_page_lists_its_members_in_a_few_queries(
+    operator, factory, django_assert_max_num_queries
+):
+    org = factory.org("acme")
+    factory.member(org, role="admin")
+    for _ in range(40):
+        factory.member(org)
+    with django_assert_max_num_queries(25):
+        page = operator.get(f"/admin/accounts/organization/{org.pk}/change/")
+    assert page.status_code == 200
+    assert page.content.decode().count("/admin/accounts/membership/") >= 41  # each one's page
+
+
+def test_an_organization_without_projects_or_subscription_is_deleted_with_its_members(
+    operator, factory
+):
+    """Its admin's membership, its credits and a canceled subscription, whose own pages
+    refuse a delete alone, made every organization with an admin undeletable (403)."""
+    from billing.models import Subscription
+
+    org = factory.org("gone")
+    admin_ = factory.member(org, role="admin")
+    session_start(membership=admin_)
+    ai_credits_current(organization=org)
+    Subscription.objects.create(organization=org, plan="team", status="paused")
+    # a paused subscription may resume: not yet
+    assert operator.get(f"/admin/accounts/organization/{org.pk}/delete/").status_code == 403
+    Subscription.objects.filter(organization=org).update(status="canceled")
+    assert operator.get(f"/admin/accounts/organization/{org.pk}/delete/").status_code == 200
+    response = operator.post(f"/admin/accounts/organization/{org.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert not Organization.objects.filter(pk=org.pk).exists()
+    assert not Membership.objects.filter(pk=admin_.pk).exists()
+    assert not AiCredits.objects.filter(organization_id=org.pk).exists()
+    assert not Subscription.objects.filter(organization_id=org.pk).exists()
+    admin_.user.refresh_from_db()  # the user stays (they may belong elsewhere)
+
+
+def test_keys_are_found_by_id_and_filtered_by_state(operator, factory):
+    org = factory.org("acme")
+    factory.key(org, "deploy")
+    factory.key(org, "old")
+    ApiKey.objects.filter(name="old").update(revoked_at=timezone.now())
+    deploy = ApiKey.objects.get(name="deploy")
+    for term in (str(deploy.pk), f"key:{deploy.pk}"):
+        found = operator.get("/admin/accounts/apikey/", {"q": term})
+        assert listed(found) == [str(deploy.pk)], term
+    assert listed(operator.get("/admin/accounts/apikey/", {"state": "revoked"})) == [
+        str(ApiKey.objects.get(name="old").pk)
+    ]
+    assert listed(operator.get("/admin/accounts/apikey/", {"state": "active"})) == [str(deploy.pk)]
+    page = operator.get("/admin/accounts/apikey/").content.decode()
+    assert page.count("By revoked at") <= 1
+
+
+def test_names_typed_here_follow_the_apps_rules(operator, factory):
+    """A project named "ab" or "Shop\\x01Name" here came back so from the API, which refuses
+    both; a key's or an organization's name took control characters too."""
+    from accounts.services import api_key_create
+    from archsvc.api.errors import BadRequest
+
+    org = factory.org("acme")
+    client = factory.member_client(factory.member(org, role="admin"), enforce_csrf=False)
+    project = new_project(client, "Shop")
+    for name in ("ab", "\u200b\u200b\u200b", "Shop\x01\x02Name"):
+        response = operator.post(
+            f"/admin/diagrams/project/{project}/change/", {"name": name, "description": ""}
+        )
+        assert response.status_code == 200, name  # the form again, with the error
+        assert response.context["adminform"].form.errors["name"], name
+    response = operator.post(
+        f"/admin/diagrams/project/{project}/change/", {"name": "Shop", "description": "a\x07b"}
+    )
+    assert response.context["adminform"].form.errors["description"]
+    assert client.get(f"/v1/projects/{project}").json()["name"] == "Shop"
+    response = operator.post(
+        f"/admin/accounts/organization/{org.pk}/change/",
+        {
+            "name": "x\x07",
+            "memberships-TOTAL_FORMS": "0",
+            "memberships-INITIAL_FORMS": "0",
+            "new_memberships-TOTAL_FORMS": "0",
+            "new_memberships-INITIAL_FORMS": "0",
+        },
+    )
+    assert response.context["adminform"].form.errors["name"]
+    factory.key(org, "deploy")
+    key = ApiKey.objects.get(name="deploy")
+    response = operator.post(f"/admin/accounts/apikey/{key.pk}/change/", {"name": "bad\x01name"})
+    assert response.context["adminform"].form.errors["name"]
+    # the settings page and create_api_key (api_key_create) refuse it too
+    try:
+        api_key_create(organization=org, name="bad\x01name", permissions=[])
+        raise AssertionError("a control character in a key's name was taken")
+    except BadRequest as refused:
+        assert "control characters" in str(refused)
+
+
+def test_a_share_link_is_not_shown_whole_here_but_found_by_it(operator, factory):
+    org = factory.org("acme")
+    client = factory.member_client(factory.member(org, role="admin"), enforce_csrf=False)
+    project = new_project(client, "Shop")
+    token = client.post(f"/v1/projects/{project}/public-share-token").json()["token"]
+    share = PublicShareToken.objects.get()
+    for page in (
+        "/admin/diagrams/publicsharetoken/",
+        f"/admin/diagrams/publicsharetoken/{share.pk}/change/",
+    ):
+        body = operator.get(page).content.decode()
+        assert token not in body and f"{token[:8]}…" in body, page
+    assert listed(operator.get("/admin/diagrams/publicsharetoken/", {"q": token})) == [
+        str(share.pk)
+    ]
+    for term in ("Shop", "acme", "nonsense", token[:8]):
+        assert operator.get("/admin/diagrams/publicsharetoken/", {"q": term}).status_code == 200
