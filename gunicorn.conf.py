@@ -4,6 +4,15 @@ Every value can be set from the environment (docs/operations.md)."""
 import multiprocessing
 import os
 
+
+def env_bool(name: str, default: bool) -> bool:
+    """As archsvc/settings.py reads its booleans: 1, true, yes, on (any case) are true."""
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
 bind = os.environ.get("BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
 threads = int(os.environ.get("GUNICORN_THREADS", "1"))
@@ -25,6 +34,6 @@ control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "")
 control_socket_disable = not control_socket
 # One JSON object per line (archsvc/gunicorn_logging.py): access lines on stdout (ACCESS_LOG=0
 # turns them off), gunicorn's own on stderr with the app's.
-accesslog = "-" if os.environ.get("ACCESS_LOG", "1") == "1" else None
+accesslog = "-" if env_bool("ACCESS_LOG", True) else None
 errorlog = "-"
 logger_class = "archsvc.gunicorn_logging.JsonLogger"

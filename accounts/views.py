@@ -4,7 +4,6 @@ cookie."""
 
 from urllib.parse import quote, urlsplit
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.password_validation import ValidationError as PasswordError
 from django.http import HttpResponse
@@ -33,7 +32,7 @@ from accounts.services import (
     user_signup,
 )
 from archsvc.api.errors import ApiError, Forbidden, ResourceAlreadyExists
-from archsvc.api.ratelimit import client_ip, rate_limit_hit, seconds_text
+from archsvc.api.ratelimit import login_rate_limit_hit, seconds_text
 
 NO_ORGANIZATION_YET = (
     "Your account is in no organization yet: open the join link an admin of the organization "
@@ -59,9 +58,7 @@ def _too_many(request, template: str, form, retry_after: int) -> HttpResponse:
 
 
 def _login_limited(request) -> int | None:
-    return rate_limit_hit(
-        request, group="login", key=f"ip:{client_ip(request)}", rate=settings.RATE_LIMIT_LOGIN
-    )
+    return login_rate_limit_hit(request)  # one budget with Django admin's log-in
 
 
 @require_http_methods(["GET", "POST"])

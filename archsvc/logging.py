@@ -17,3 +17,26 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry, default=str)
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (psycopg's span several), for a warning that
+    says why without a traceback."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def reason_logged(request) -> None:
+    """Says that the reason for this request's 4xx or 5xx answer was logged already, in
+    one line: Django's own line for it (`ReasonLoggedFilter`) is dropped."""
+    request.archsvc_reason_logged = True
+
+
+class ReasonLoggedFilter(logging.Filter):
+    """On `django.request`, which logs every 4xx and 5xx answer ("Service Unavailable:
+    /healthz" at ERROR, and a traceback when an exception caused it): drops the line of a
+    request whose reason was logged already (`reason_logged`), an expected answer such as
+    503 while the database is unreachable."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request = getattr(record, "request", None)
+        return not getattr(request, "archsvc_reason_logged", False)

@@ -112,6 +112,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
         int(_prepare) if _prepare.strip() else None
     )
+    # Without it a server that accepts the connection and never answers (a partition, a
+    # firewall dropping packets) held every worker until gunicorn killed it; libpq's timeout
+    # covers the whole start-up, TCP to authentication. `?connect_timeout=` in DATABASE_URL
+    # wins.
+    DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DB_CONNECT_TIMEOUT", 3))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and a busy timeout let the threaded dev server write without "database is locked".
     DATABASES["default"]["OPTIONS"] = {
@@ -385,7 +390,10 @@ LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "archsvc.middleware.RequestIdFilter"}},
+    "filters": {
+        "request_id": {"()": "archsvc.middleware.RequestIdFilter"},
+        "reason_logged": {"()": "archsvc.logging.ReasonLoggedFilter"},
+    },
     "formatters": {"json": {"()": "archsvc.logging.JsonFormatter"}},
     "handlers": {
         "console": {
@@ -397,5 +405,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "django.server": {"level": "WARNING"},
+        # a response whose reason was logged already (archsvc/logging.py) is not logged
+        # again, without it, as "Service Unavailable: /healthz" at ERROR
+        "django.request": {"filters": ["reason_logged"]},
     },
 }

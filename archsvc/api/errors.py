@@ -15,6 +15,7 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
 from archsvc.api.ratelimit import refused_rate_limit_hit
+from archsvc.logging import one_line, reason_logged
 
 logger = logging.getLogger("archsvc.api")
 
@@ -110,6 +111,23 @@ class ResourceAlreadyExists(ApiError):
 
 class ServiceUnavailable(ApiError):
     status, code, message = 503, "internal_error", "The service is briefly unavailable; retry."
+
+
+def database_unreachable(exc: BaseException | None) -> bool:
+    """Whether `exc` means the database cannot be reached for now (down, restarting, not
+    answering within DB_CONNECT_TIMEOUT, a connection lost): answered 503 with Retry-After,
+    by the API here and by the pages (archsvc.api.views.handler500)."""
+    return isinstance(exc, (OperationalError, InterfaceError))
+
+
+def database_unreachable_logged(request, exc: BaseException) -> None:
+    """One warning line with the reason for each such 503, and no other (no traceback, no
+    Django "Service Unavailable" line): an outage is expected, and says why in a line."""
+    request = getattr(request, "_request", request)  # Django's, under DRF's wrapper
+    logging.getLogger("archsvc.request").warning(
+        "database unavailable, %s answered 503: %s", request.path, one_line(exc)
+    )
+    reason_logged(request)
 
 
 def error_body(status: int, code: str, message: str, details: str | None = None) -> dict:
@@ -309,8 +327,9 @@ def exception_handler(exc, context):
         status = exc.status_code
         code = "bad_request" if status < 500 else "internal_error"
         return Response(error_body(status, code, str(exc.detail)), status=status)
-    if isinstance(exc, (OperationalError, InterfaceError)):
-        logger.exception("database unavailable")
+    if database_unreachable(exc):
+        if request is not None:
+            database_unreachable_logged(request, exc)
         return Response(
             error_body(503, "internal_error", "The service is briefly unavailable; retry."),
             status=503,

@@ -2,11 +2,15 @@
 worker agrees. Per actor when authenticated, per client IP otherwise."""
 
 import logging
+import threading
+import time
 
 from django.conf import settings
 from django.http import HttpRequest
 from django_ratelimit.core import _split_rate, get_usage
 from rest_framework.throttling import BaseThrottle
+
+from archsvc.logging import one_line
 
 logger = logging.getLogger("archsvc.ratelimit")
 
@@ -25,6 +29,36 @@ def client_ip(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
+class _CacheDownWarning:
+    """The warning that a request was let through uncounted, at most once per `every`
+    seconds in a process, with how many were since the last one. Once per request, with
+    its traceback, it was 3.7 KB a request for as long as Redis was away."""
+
+    def __init__(self, every: float):
+        self.every = every
+        self.last: float | None = None
+        self.allowed = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, exc: BaseException) -> None:
+        with self.lock:
+            self.allowed += 1
+            now = time.monotonic()
+            if self.last is not None and now - self.last < self.every:
+                return
+            allowed, self.allowed, self.last = self.allowed, 0, now
+        logger.warning(
+            "rate limit cache unavailable; request allowed (%d uncounted in this process "
+            "since the last such warning): %s",
+            allowed,
+            one_line(exc),
+        )
+
+
+CACHE_DOWN_WARNING_SECONDS = 10
+_cache_down = _CacheDownWarning(CACHE_DOWN_WARNING_SECONDS)
+
+
 def rate_limit_hit(request: HttpRequest, *, group: str, key: str, rate: str) -> int | None:
     """Count one request against `rate` for (group, key). Returns None when allowed, or the
     seconds until the window frees when over the limit. When the cache is unreachable the
@@ -33,8 +67,8 @@ def rate_limit_hit(request: HttpRequest, *, group: str, key: str, rate: str) -> 
         return None
     try:
         usage = get_usage(request, group=group, key=lambda _g, _r: key, rate=rate, increment=True)
-    except Exception:  # noqa: BLE001 - any cache failure means "cannot count"
-        logger.warning("rate limit cache unavailable; request allowed", exc_info=True)
+    except Exception as exc:  # noqa: BLE001 - any cache failure means "cannot count"
+        _cache_down(exc)
         return None
     if usage is None:
         return None
@@ -54,6 +88,15 @@ def rate_limit_hit(request: HttpRequest, *, group: str, key: str, rate: str) -> 
     if not usage["should_limit"]:
         return None
     return frees_in
+
+
+def login_rate_limit_hit(request: HttpRequest) -> int | None:
+    """Count a log-in attempt against its client IP's RATE_LIMIT_LOGIN budget, shared by the
+    app's log-in and sign-up (accounts/views.py) and Django admin's log-in (archsvc/urls.py):
+    guessing passwords costs the same wherever it is tried. The seconds to wait, or None."""
+    return rate_limit_hit(
+        request, group="login", key=f"ip:{client_ip(request)}", rate=settings.RATE_LIMIT_LOGIN
+    )
 
 
 def actor_key(request) -> str:

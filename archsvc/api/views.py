@@ -1,10 +1,15 @@
 """JSON answers for what no /v1 view handles: unknown paths, and Django's 404/500 handlers
-and CSRF failures when the path is under /v1 (pages get the site's own pages)."""
+and CSRF failures when the path is under /v1 (pages get the site's own pages); and the 503
+of any request that found the database unreachable outside a /v1 view."""
 
+import sys
+
+from django.http import HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.views.decorators.csrf import csrf_exempt
 
-from archsvc.api.errors import error_json
+from archsvc.api.errors import database_unreachable, database_unreachable_logged, error_json
 
 
 @csrf_exempt  # an unknown path is 404 for every method, not a CSRF page for POST
@@ -60,9 +65,28 @@ def _project_around(request):
 
 
 def handler500(request):
+    """Django calls it while handling the exception that a view or a middleware raised."""
+    exc = sys.exc_info()[1]
+    if database_unreachable(exc):
+        return database_unavailable(request, exc)
     if request.path.startswith("/v1/"):
         return error_json(500, "internal_error", "An internal error occurred.")
     return render(request, "500.html", status=500)
+
+
+def database_unavailable(request, exc: BaseException) -> HttpResponse:
+    """503 with Retry-After while the database cannot be reached, as the API answers its own
+    views (archsvc.api.errors): a page saying to try again in a moment, or the API's body;
+    one warning line with the reason. The page is rendered without the request, whose
+    context processors would read the session, in the database."""
+    database_unreachable_logged(request, exc)
+    if request.path.startswith("/v1/"):
+        return error_json(
+            503, "internal_error", "The service is briefly unavailable; retry.", Retry_After="1"
+        )
+    response = HttpResponse(render_to_string("503.html"), status=503)
+    response["Retry-After"] = "1"
+    return response
 
 
 def csrf_failure(request, reason: str = ""):

@@ -1,0 +1,62 @@
+"""compose.yaml, the documented multi-server layout, as `docker compose` would configure its
+app servers from an operator's shell that sets only what it demands: the deploy checks find
+nothing that would run quietly, billing included (it ran the local provider, where any
+organization's admin could choose any plan without paying). No Docker engine runs here: the
+file's interpolation is done by hand, as compose does it."""
+
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+from archsvc.tests.servers import ROOT
+
+_VARIABLE = re.compile(r"\$\{(\w+)(?::([-?])([^}]*))?\}")
+
+
+def interpolated(value: str, shell: dict[str, str]) -> str:
+    def one(match: re.Match) -> str:
+        name, kind, default = match.groups()
+        if shell.get(name):
+            return shell[name]
+        if kind == "?":
+            raise LookupError(f"compose refuses to start: {default}")
+        return default or ""
+
+    return _VARIABLE.sub(one, value)
+
+
+def app_environment(shell: dict[str, str]) -> dict[str, str]:
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    environment = compose["services"]["app"]["environment"]
+    return {name: interpolated(str(value), shell) for name, value in environment.items()}
+
+
+def deploy_check(environment: dict[str, str]) -> str:
+    """`manage.py check --deploy` under that environment: what it warns of."""
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith(("BILLING_", "PADDLE_"))}
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**inherited, **environment},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout + done.stderr
+
+
+def test_the_compose_layout_does_not_give_plans_away():
+    environment = app_environment({"SECRET_KEY": "s" * 50})
+    assert environment["BILLING_PROVIDER"] == "paddle"
+    found = deploy_check(environment)
+    assert "archsvc.W002" not in found and "archsvc.E001" not in found, found
+    assert "archsvc.W003" not in found  # REDIS_URL is set
+    # choosing the local provider there is an operator's explicit, checked decision
+    local = app_environment({"SECRET_KEY": "s" * 50, "BILLING_PROVIDER": "local"})
+    assert "archsvc.W002" in deploy_check(local)
+    said = {"SECRET_KEY": "s" * 50, "BILLING_PROVIDER": "local", "BILLING_LOCAL_IN_PRODUCTION": "1"}
+    assert "archsvc.W002" not in deploy_check(app_environment(said))
