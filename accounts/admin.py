@@ -296,7 +296,8 @@ class UserAdmin(NoBulkDeleteMixin, SupportAdminMixin, BaseUserAdmin):
         """Not the only admin of an organization: deleting the user would leave it without
         one (demote or replace them there first)."""
         if obj is not None:
-            for membership in Membership.objects.filter(user=obj, role=Membership.ROLE_ADMIN):
+            admin_of = Membership.objects.filter(user=obj, role=Membership.ROLE_ADMIN)
+            for membership in admin_of.select_related("user"):
                 if _needed_admin(membership):
                     return False
         return super().has_delete_permission(request, obj)

@@ -587,7 +587,7 @@
   // from the address on a moment that does not hold it) or, for a service deleted since, the
   // last it had in the page's history, else its id without the kind
   // ("category--commerce": "commerce")
-  var currentNames = null;
+  var currentNames = null, pastEvents = null;
   function currentName(id) {
     if (currentNames === null) {
       var data = document.getElementById("entity-names");
@@ -596,10 +596,12 @@
     if (Object.prototype.hasOwnProperty.call(currentNames, id)) return currentNames[id];
     // a service deleted since: the name it had last, in the history the page holds
     if (id.indexOf("service--") === 0) {
-      var timeline = document.getElementById("timeline-data"), events = [];
-      try { events = timeline ? JSON.parse(timeline.textContent) : []; } catch (e) { events = []; }
-      for (var i = 0; i < events.length; i++) {  // newest first
-        if ("service--" + events[i].slug === id) return events[i].name;
+      if (pastEvents === null) {  // read once, as the names above
+        var timeline = document.getElementById("timeline-data");
+        try { pastEvents = timeline ? JSON.parse(timeline.textContent) : []; } catch (e) { pastEvents = []; }
+      }
+      for (var i = 0; i < pastEvents.length; i++) {  // newest first
+        if ("service--" + pastEvents[i].slug === id) return pastEvents[i].name;
       }
     }
     return null;
