@@ -34,7 +34,7 @@ from accounts.services import (
 )
 from archsvc.api.errors import ApiError, BadRequest, Forbidden, NotFound
 from archsvc.api.ratelimit import rate_limit_hit, seconds_text
-from billing.selectors import limits_get, plan_limits, plan_of, subscription_get
+from billing.selectors import limits_for_page, plan_limits, plan_of, subscription_get
 from billing.services import (
     ai_credits_current,
     billing_manager_required,
@@ -329,7 +329,7 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
     organization = actor.organization
     subscription = subscription_get(organization=organization)
     plan = plan_of(subscription)
-    limits = limits_get(organization=organization)
+    limits = limits_for_page(organization=organization)
     return render(
         request,
         "settings/billing.html",
@@ -341,7 +341,6 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
             "limits": limits,
             "credits": ai_credits_current(organization=organization),
             "can_manage": actor.can_manage_billing(),
-            "cycles": ["monthly", "annual"],
             "plans": [
                 {"name": name, **limits_of_plan}
                 for name, limits_of_plan in settings.PLANS.items()

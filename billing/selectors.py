@@ -42,3 +42,10 @@ def limits_get(*, organization: Organization) -> dict:
         "currentProjects": project_count(organization=organization),
         "maxProjects": plan_limits(plan=plan)["max_projects"],
     }
+
+
+def limits_for_page(*, organization: Organization) -> dict:
+    """`limits_get` with `over`: how many projects more than the plan allows, as after a
+    downgrade (they stay and can be edited; none can be created until enough are deleted)."""
+    limits = limits_get(organization=organization)
+    return {**limits, "over": max(0, limits["currentProjects"] - limits["maxProjects"])}

@@ -5,9 +5,10 @@ import logging
 import time
 
 from django.conf import settings
+from django.contrib import messages
 from django.db import DataError
 from django.http import JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -96,7 +97,11 @@ def billing_webhook(request):
 @require_http_methods(["GET", "POST"])
 def local_portal(request, token: str):
     """The local provider's customer portal: a signed link, valid for an hour, shows the
-    organization's subscription and lets its holder change plan and cycle."""
+    organization's subscription and lets its holder change plan and cycle.
+
+    Without a subscription, or after a cancellation, it is the checkout: the status offered
+    is active (a new subscription), not the canceled one. A save answers with a redirect to
+    the same link, so Back or a reload does not send the form again."""
     organization_id = portal_organization_id(token)
     organization = (
         Organization.objects.filter(pk=organization_id).first() if organization_id else None
@@ -104,31 +109,52 @@ def local_portal(request, token: str):
     if organization is None:
         return render(request, "billing/portal_expired.html", status=404)
     subscription = subscription_get(organization=organization)
-    message = error_message = None
+    starting = subscription is None or subscription.status == Subscription.STATUS_CANCELED
+    error_message = None
     status = 200
     if request.method == "POST":
         plan, cycle = request.POST.get("plan"), request.POST.get("cycle")
         state = request.POST.get("status") or (
-            subscription.status if subscription else Subscription.STATUS_ACTIVE
+            Subscription.STATUS_ACTIVE if starting else subscription.status
         )
         try:
             subscription = subscription_set(
                 organization=organization, plan=plan, status=state, cycle=cycle
             )
-            message = "Saved: the organization's plan and limits changed at once."
         except ApiError as error:
             error_message, status = error.message, 400
+        else:
+            messages.success(request, _saved_message(subscription))
+            return redirect(request.path)
     return render(
         request,
         "billing/portal.html",
         {
             "organization": organization,
             "subscription": subscription,
+            "starting": starting,
             "plan_in_force": plan_of(subscription),
-            "plans": settings.PLANS,
+            "plans": [
+                {"name": name, **limits}
+                for name, limits in settings.PLANS.items()
+                if name != "free"
+            ],
             "statuses": [s for s, _ in Subscription.STATUSES],
-            "message": message,
+            "status_chosen": Subscription.STATUS_ACTIVE if starting else subscription.status,
             "error": error_message,
         },
         status=status,
+    )
+
+
+def _saved_message(subscription: Subscription) -> str:
+    cycle = "annually" if subscription.billing_cycle == "annual" else "monthly"
+    if plan_of(subscription) == subscription.plan:
+        return (
+            f"Saved: the organization is on the {subscription.plan} plan, billed {cycle}; "
+            "its limits changed at once."
+        )
+    return (
+        f"Saved: the {subscription.plan} subscription is {subscription.status}, "
+        "so the free plan's limits apply."
     )

@@ -14,7 +14,7 @@ from accounts.selectors import user_memberships
 from archsvc.api.errors import ApiError
 from archsvc.api.params import page_number
 from archsvc.api.views import not_found_page
-from billing.selectors import limits_get
+from billing.selectors import limits_for_page
 from diagrams import selectors, services
 from diagrams.api.serializers import ProjectCreateSerializer, ProjectUpdateSerializer
 
@@ -87,7 +87,7 @@ def projects_page(request):
             "next": page_link(page + 1) if page + 1 < pages else None,
             "filters": filters,
             "filtered": filtered,
-            "limits": limits_get(organization=actor.organization),
+            "limits": limits_for_page(organization=actor.organization),
             "message": message,
             "error": error,
             "errors": errors,

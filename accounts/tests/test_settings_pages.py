@@ -303,13 +303,17 @@ def test_billing_page_shows_plan_limits_and_credits(org, member_client):
     assert "free" in body
     assert "0 of 3" in body
     assert "50 left of 50" in body
-    assert "Switch cycle" not in body
+    assert 'name="cycle"' not in body
 
 
 def test_admin_switches_cycle_and_opens_portal(org, admin_client):
     call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
     body = admin_client.get("/settings/billing/").content.decode()
     assert "team" in body and "0 of 25" in body
+    # the switch names the other cycle and asks first: with Paddle it is a prorated charge
+    form = re.search(r'action="/settings/billing/" data-confirm="([^"]*)"', body)
+    assert form and "annually from now" in form.group(1) and "prorated" in form.group(1)
+    assert "Switch to annual billing" in body and "Switch to monthly billing" not in body
     before = Subscription.objects.get(organization=org).current_period_end
     response = admin_client.post("/settings/billing/", {"cycle": "annual"})
     # then a GET (a reload does not switch again), which says what happened
@@ -322,6 +326,7 @@ def test_admin_switches_cycle_and_opens_portal(org, admin_client):
     page = admin_client.get("/settings/billing/").content.decode()
     assert "The subscription is billed annually; the new period ends" in page
     assert f"next bill {subscription.next_billed_at:%Y-%m-%d}" in page
+    assert "Switch to monthly billing" in page and "Switch to annual billing" not in page
     response = admin_client.post("/settings/billing/", {"cycle": "weekly"})
     assert response.status_code == 400
     response = admin_client.post("/settings/billing/portal/")
@@ -339,8 +344,10 @@ def test_switch_cycle_without_subscription_is_explained(org, admin_client):
 def test_a_canceled_subscription_offers_plans_not_a_cycle(org, admin_client, factory):
     call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "canceled")
     page = admin_client.get("/settings/billing/").content.decode()
-    assert "Switch cycle" not in page
+    assert 'name="cycle"' not in page
     assert "Choose a plan" in page and "subscription is canceled" in page
+    # a canceled subscription has no period going on, nor a bill to come
+    assert "period ends" not in page and "next bill" not in page
     response = admin_client.post("/settings/billing/", {"cycle": "annual"})
     assert response.status_code == 404
     assert "canceled" in response.content.decode()
@@ -376,6 +383,7 @@ def test_a_free_organization_sees_the_plans_and_its_admin_can_choose_one(
 ):
     body = admin_client.get("/settings/billing/").content.decode()
     assert "<strong>team</strong>: 25 projects" in body and "Choose a plan" in body
+    assert "<strong>business</strong>: 250 projects, 10,000 AI credits a month" in body
     assert "Choose a plan" not in member_client.get("/settings/billing/").content.decode()
     assert member_client.post("/settings/billing/checkout/").status_code == 403
     # with the local provider, its portal is the checkout (no payment is taken)
@@ -384,7 +392,7 @@ def test_a_free_organization_sees_the_plans_and_its_admin_can_choose_one(
     portal = Client().post(
         response["Location"], {"plan": "team", "cycle": "annual", "status": "active"}
     )
-    assert portal.status_code == 200
+    assert portal.status_code == 302 and response["Location"].endswith(portal["Location"])
     body = admin_client.get("/settings/billing/").content.decode()
     assert "0 of 25" in body and "billed annually" in body
 
@@ -625,3 +633,46 @@ def test_a_subscribed_organization_is_not_sent_to_a_second_checkout(org, admin_c
     call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
     response = admin_client.post("/settings/billing/checkout/")
     assert response.status_code == 400 and "billing portal" in response.content.decode()
+
+
+def _selected(page: str, name: str) -> str:
+    select = re.search(rf'<select id="id_{name}" name="{name}">(.*?)</select>', page, re.S).group(1)
+    return re.search(r'<option value="([^"]*)" selected>', select).group(1)
+
+
+def test_choosing_a_plan_after_a_cancellation_starts_an_active_subscription(org, admin_client):
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "canceled")
+    location = admin_client.post("/settings/billing/checkout/")["Location"]
+    portal = Client()
+    page = portal.get(location).content.decode()
+    # the portal is the checkout here: it offers a new subscription, not the canceled one
+    assert "Start a new subscription" in page and ">Subscribe</button>" in page
+    assert _selected(page, "status") == "active"
+    assert "10,000 credits/month" in page
+    # the form sent as the page offers it
+    form = {name: _selected(page, name) for name in ("plan", "cycle", "status")}
+    form["plan"] = "business"
+    response = portal.post(location, form)
+    # a redirect: Back or a reload does not send the form again
+    assert response.status_code == 302 and location.endswith(response["Location"])
+    subscription = Subscription.objects.get(organization=org)
+    assert (subscription.plan, subscription.status) == ("business", "active")
+    page = portal.get(location).content.decode()
+    assert "Saved: the organization is on the business plan, billed monthly" in page
+    assert ">Save</button>" in page and _selected(page, "status") == "active"
+    assert "0 of 250" in admin_client.get("/settings/billing/").content.decode()
+
+
+def test_the_portal_says_when_a_saved_status_leaves_the_free_plan_in_force(org, admin_client):
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
+    location = admin_client.post("/settings/billing/portal/")["Location"]
+    portal = Client()
+    response = portal.post(location, {"plan": "team", "cycle": "monthly", "status": "paused"})
+    assert response.status_code == 302
+    page = portal.get(location).content.decode()
+    assert "Saved: the team subscription is paused, so the free plan&#x27;s limits apply" in page
+    assert "changed at once" not in page
+    # a refused form is answered in place, and says why
+    response = portal.post(location, {"plan": "gold", "cycle": "monthly", "status": "active"})
+    assert response.status_code == 400 and 'role="alert"' in response.content.decode()
+    assert Subscription.objects.get(organization=org).status == "paused"

@@ -361,3 +361,21 @@ def test_an_address_asking_for_a_view_gets_that_view_drawn_in_the_page(browser, 
         assert len(rendered) == 1 and drawn in rendered[0], (query, rendered)
     page = browser.get(base + "?at=2026-13-01T00:00:00Z").content.decode()
     assert graph not in page and "data-asked" in page and "data-view-at" not in page
+
+
+def test_more_projects_than_the_plan_allows_says_how_many_over_and_that_they_stay(
+    browser, settings
+):
+    # as after a downgrade: five projects made on a larger plan, then the free plan's three
+    settings.PLANS = {**settings.PLANS, "free": {"max_projects": 5, "ai_credits": 50}}
+    for name in ("One", "Two", "Three", "Four", "Five"):
+        assert create(browser, name).status_code == 302
+    settings.PLANS = {**settings.PLANS, "free": {"max_projects": 3, "ai_credits": 50}}
+    html = browser.get("/").content.decode()
+    assert "5 of 3 on your plan · 2 over" in html
+    assert "All 3 projects of your plan are in use" not in html  # not "all in use": over
+    note = re.search(r'<p class="hint" id="limit-note">(.*?)</p>', html).group(1)
+    assert "5 projects, 2 more than your plan's 3" in note
+    assert "stay open and editable" in note and "delete 3 you no longer need" in note
+    assert re.search(r'<button type="submit" class="button" disabled[^>]*>Create project', html)
+    assert browser.get("/settings/billing/").content.decode().count("2 over") == 1
