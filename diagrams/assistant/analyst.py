@@ -11,7 +11,14 @@ from django.utils import timezone
 
 from diagrams.assistant import tools
 from diagrams.assistant.context import Answer, AssistantContext, Turn
-from diagrams.assistant.matching import MatchWork, Mention, find_mentions, words, words_text
+from diagrams.assistant.matching import (
+    MatchWork,
+    Mention,
+    find_mentions,
+    folded_text,
+    words,
+    words_text,
+)
 
 CAN_ANSWER = (
     "who produces or consumes a topic; what a service produces, consumes or talks "
@@ -279,7 +286,7 @@ def analyst_answer(context: AssistantContext, message: str, history: list[Turn])
                 replace(m, start=before[i].start, length=before[i].length) if i < len(before) else m
                 for i, m in enumerate(mentions)
             ]
-    answer = _route(context, text, message.lower(), mentions)
+    answer = _route(context, text, message, mentions)
     return _with_rivals(answer, message, asked)
 
 
@@ -329,7 +336,7 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
     if _has(text, OUT_OF_SCOPE):
         return _cannot(context)
     if _has(text, r"\b(chang|modif|edit|updat|renam|delet|remov|add|creat|happen|new)\w*"):
-        period = _period(raw, now)
+        period = _period(raw.lower(), now)
         if period is not None or _has(text, r"what (has )?changed|what s new|any changes"):
             service = first["service"].entity_id if first["service"] else None
             since, until = period or (now - timedelta(days=7), None)
@@ -427,6 +434,9 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
         return tools.service_io(context, first["service"].entity_id)
     if "messaging" in kinds or "service" in kinds:
         return tools.service_io(context, node_mentions[0].entity_id)
+    subject = _unnamed_subject(text) if not mentions else None
+    if subject:
+        return _not_found(context, _as_written(raw, subject))
     return _cannot(context)
 
 
@@ -473,6 +483,90 @@ def _unnamed_end(text: str) -> str | None:
         return None
     name = [w for w in unnamed[0] if w not in QUESTION_WORDS][:4]
     return " ".join(name) or None
+
+
+_VERBS = (
+    r"owns?|maintains?|runs?|looks? after|is responsible for|s responsible for|"
+    r"is in charge of|s in charge of|produces?|publish(es)?|writes?|emits?|sends?|"
+    r"consumes?|reads?|subscribes? to|listens? to|receives?|uses?|depends? on|relies on|"
+    r"needs?|feeds?|calls?|talks? to"
+)
+_SUBJECT_QUESTIONS = [
+    re.compile(p)
+    for p in (
+        # who owns X? which services consume X? what depends on X?
+        rf"^(who|what|which( \w+)?)\s+(?:{_VERBS})\s+(?P<name>.+)$",
+        r"^(who|what|which( \w+)?) is (the )?owner of\s+(?P<name>.+)$",
+        r"^(the )?owners? of\s+(?P<name>.+)$",
+        r"^whose is\s+(?P<name>.+)$",
+        # what does X produce? what does X depend on?
+        rf"^(who|what|which( \w+)?)\s+(do|does|will|would|can)\s+(?P<name>.+?)\s+"
+        rf"(?:{_VERBS.replace('s?', '').replace('(es)?', '')}|do)$",
+        # what happens if X fails? what breaks when X goes down?
+        r"^what\s+(happens|would happen|breaks|would break|fails|is affected|goes wrong)\s+"
+        r"(if|when)\s+(?P<name>.+?)\s+(fails|goes down|is down|breaks|stops|crashes|dies|"
+        r"goes away|is removed|has an outage)$",
+        r"^(what is )?(the )?(impact|blast radius) of\s+(?P<name>.+?)(\s+(failing|going down))?$",
+    )
+]
+_NOT_A_SUBJECT = _NOT_A_NAME | {
+    "most", "least", "more", "fewest", "many", "much", "each", "every", "someone", "something",
+    "nothing", "nobody", "me", "us", "else", "own", "owner", "owners", "team", "teams", "topic",
+    "topics", "service", "services", "project", "today", "currently", "these", "those", "no",
+    "not", "one", "ones", "s",
+}  # fmt: skip
+_TRAILING = {"now", "today", "currently", "here", "please", "again"}
+
+
+def _unnamed_subject(text: str) -> str | None:
+    """The name a question of a kind the analyst answers is about, when the project has
+    nothing of that name ("who owns Inventory Service?" in a project without it): the words
+    in the name's place, if they read as a name."""
+    for pattern in _SUBJECT_QUESTIONS:
+        match = pattern.match(text)
+        if match is None:
+            continue
+        name = match.group("name").split()
+        while name and name[0] in ("the", "a", "an"):
+            name = name[1:]
+        while name and name[-1] in _TRAILING:
+            name = name[:-1]
+        if not name or len(name) > 6 or all(w in _NOT_A_SUBJECT for w in name):
+            return None
+        return " ".join(name)
+    return None
+
+
+def _as_written(message: str, name: str) -> str:
+    """A name read from the question's folded words, as the question wrote it
+    ("Inventory Service", "Über Dienst"; not "inventory service", "uber dienst"), where it
+    can be found there."""
+    folded, origin = [], []  # the message folded a character at a time, and where from
+    for at, char in enumerate(message):
+        for piece in folded_text(char):
+            folded.append(piece)
+            origin.append(at)
+    pattern = r"\W+".join(re.escape(word) for word in name.split())
+    found = re.search(rf"(?<!\w){pattern}(?!\w)", "".join(folded))
+    if found is None:
+        return name
+    return message[origin[found.start()] : origin[found.end() - 1] + 1]
+
+
+def _not_found(context: AssistantContext, name: str) -> Answer:
+    services = sorted((s["name"] for s in context.entities["services"].values()), key=str.casefold)
+    if services:
+        shown = services[:3]
+        listed = ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]
+        more = f" ({len(services):,} in all)" if len(services) > 3 else ""
+        hint = f" Its services include {listed}{more}."
+    else:
+        hint = " It has no services yet."
+    return Answer(
+        f'I don\'t find "{name}" in {context.project_name}: no service, topic, team, flow or '
+        f"category has that name.{hint}",
+        [],
+    )
 
 
 def _ends(text: str, mentions: list[Mention]) -> tuple[str, str]:

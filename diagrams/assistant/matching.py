@@ -53,6 +53,9 @@ def _folded(text: str) -> str:
     return _MARKS.sub("", unicodedata.normalize("NFKD", text)).casefold()
 
 
+folded_text = _folded  # for other modules: a text with case and accents folded
+
+
 def words(text: str) -> list[str]:
     """The words of a text, case and accents folded ("Über-Service" is "uber service"), in
     any script ("支付.完成" is two words)."""

@@ -334,3 +334,34 @@ def test_the_29th_of_february_a_year_ahead_is_the_last_one(shop):
     assert ask(context, "what changed since 29 February 2104?").startswith(
         "Nothing changed since 2096-02-29 00:00 UTC"
     )
+
+
+@pytest.mark.parametrize(
+    "question, name",
+    [
+        ("who owns Inventory Service?", "Inventory Service"),
+        ("Who's responsible for inventory-service?", "inventory-service"),
+        ("which team owns Ledger", "Ledger"),
+        ("what does Ledger consume?", "Ledger"),
+        ("What happens if Ledger fails?", "Ledger"),
+        ("who consumes orders.shipped.v1?", "orders.shipped.v1"),
+        ("what depends on the Ledger?", "Ledger"),
+        ("Owner of Über Dienst?", "Über Dienst"),
+    ],
+)
+def test_a_question_about_a_name_the_project_lacks_says_so(shop, question, name):
+    """ "who owns Inventory Service?" in a project without it was "I can't answer that",
+    as if the question were of a kind the assistant does not answer."""
+    reply = ask(shop, question)
+    assert reply.startswith(f'I don\'t find "{name}" in Shop: no service, topic, team')
+    assert reply.endswith(
+        "Its services include Billing Cost Service, Cart and Checkout (9 in all)."
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["who owns the most services?", "what is the weather?", "who consumes it?", "tell me a joke"],
+)
+def test_a_question_with_no_name_in_it_is_not_said_to_name_one(shop, question):
+    assert "I don't find" not in ask(shop, question)
