@@ -230,3 +230,38 @@ def test_back_after_logging_out_shows_the_login_not_a_redirect_loop(browser, sho
     expect(page.get_by_role("heading", name="Log in")).to_be_visible()
     assert "/accounts/login/" in page.url
     context.close()
+
+
+ACTIVE = (
+    "[document.activeElement.tagName, document.activeElement.textContent.trim(),"
+    " document.activeElement.getAttribute('role')]"
+)
+
+
+def test_what_a_full_page_action_did_gets_the_focus(browser, shop):
+    """After Revoke, Save or Delete the page came back with its notice in it and the focus on
+    the page's body: a screen reader said nothing of the notice (a status already in a page
+    that loads is not announced), and Tab started again at the header's links."""
+    context, page = member_page(browser, shop)
+    page.goto(shop["url"] + "/settings/api-keys/")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Revoke deploy-pipeline").click()
+    page.wait_for_load_state("load")
+    expect(page.get_by_role("status")).to_contain_text("is revoked")
+    tag, text, role = page.evaluate(ACTIVE)
+    assert (tag, role) == ("DIV", "status") and "is revoked" in text
+    # Tab goes on from the notice, in the page's content, not back at the header
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.closest('main') !== null")
+    # a service saved in the editor: its "Service … saved" notice on the page it goes to
+    page.goto(f"{shop['url']}/projects/{shop['project']}/services/checkout/edit/")
+    page.get_by_role("button", name="Save").first.click()
+    page.wait_for_load_state("load")
+    tag, text, role = page.evaluate(ACTIVE)
+    assert role == "status" and text.startswith("Service “Checkout”"), text
+    # a page whose field takes the cursor keeps it: logging out lands in the e-mail field
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_load_state("load")
+    expect(page.get_by_role("status")).to_contain_text("logged out")
+    assert page.evaluate("document.activeElement.getAttribute('type')") == "email"
+    context.close()

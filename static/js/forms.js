@@ -1,6 +1,7 @@
 /* Every page's forms. After a submit the server refused, the cursor goes to the first field
    marked invalid (aria-invalid), so a keyboard or screen-reader user lands on what to fix.
    A field with data-focus-select (a key shown once) gets the cursor with its text selected.
+   Else the page's notice of what an action did (data-action-result) gets the focus.
    A form with data-confirm asks before it is sent (revoking a key, removing a member).
    A page that answers a form at an address that also answers GET (data-reload-as-get: a new
    API key, a member added) is reloaded as that GET, not by sending the form again, which
@@ -21,7 +22,18 @@
   } else {
     // a value to take away at once (a new API key): focused and selected, ready to copy
     var ready = document.querySelector("main [data-focus-select]");
-    if (ready) { ready.focus(); ready.select(); }
+    if (ready) { ready.focus(); ready.select(); } else {
+      // what a full-page action did ("Saved", "The key is revoked", a refusal with no field
+      // to fix): focused, so a screen reader reads it and Tab goes on from there; a status
+      // already in the page when it loads is not announced by being there
+      var result = document.querySelector("main [data-action-result]");
+      // a page that puts the cursor in a field of its own (log in again after logging
+      // out) keeps it there; its notice is the first thing above that field
+      if (result && !document.querySelector("main [autofocus]")) {
+        result.setAttribute("tabindex", "-1");
+        result.focus();
+      }
+    }
   }
   document.addEventListener("submit", function (event) {
     var question = event.target.getAttribute && event.target.getAttribute("data-confirm");
