@@ -143,21 +143,12 @@
     if (out) out.hidden = left > 0;
   }
 
-  // "No AI credits left. They refill on …; a bigger plan has more (Settings, Billing)." with
-  // the server's text as text and the way to more credits as a link
-  function noCredits(message) {
-    var text = document.createDocumentFragment();
-    var date = document.createElement("time");
-    date.textContent = panel.getAttribute("data-credits-reset");
-    text.appendChild(document.createTextNode(message + " They refill on "));
-    text.appendChild(date);
-    text.appendChild(document.createTextNode("; a bigger plan has more ("));
-    var link = document.createElement("a");
-    link.href = "/settings/billing/";
-    link.textContent = "Settings, Billing";
-    text.appendChild(link);
-    text.appendChild(document.createTextNode(")."));
-    return text;
+  // "ask again in 12 seconds" / "in 2 minutes", from a 429's retryAfter
+  function waitText(seconds) {
+    if (!(seconds > 0)) return "in a moment";
+    if (seconds < 90) return "in " + seconds + (seconds === 1 ? " second" : " seconds");
+    var minutes = Math.ceil(seconds / 60);
+    return "in " + minutes + " minutes";
   }
 
   function setPending(on) {
@@ -168,6 +159,7 @@
   }
 
   function showLength() {
+    length.classList.remove("is-empty");
     var count = input.value.length;
     if (count >= limit) {
       length.textContent = limit + " characters at most: the rest is cut off.";
@@ -184,7 +176,13 @@
     event.preventDefault();
     if (pending) return;  // however it was sent: Enter, the button, requestSubmit()
     var message = input.value.trim();
-    if (!message) return;
+    if (!message) {
+      // spaces alone pass the box's "required": said beside it rather than nothing at all
+      length.textContent = "Type a question first.";
+      length.classList.add("is-empty");
+      input.focus();
+      return;
+    }
     add("user", message);
     input.value = "";
     showLength();
@@ -210,8 +208,12 @@
         var text = result.body.message || "The assistant could not answer.";
         var back = restore();
         if (result.body.code === "insufficient_ai_credits") {
+          // the note below the conversation says until when, and where more credits are
           showCredits(0);
-          add("error", noCredits(text));
+          add("error", text + " Nothing was spent." + back);
+        } else if (result.body.code === "rate_limited") {
+          add("error", "Too many questions in a short time: ask again " +
+            waitText(result.body.retryAfter) + "." + back);
         } else {
           add("error", text + back);
         }
