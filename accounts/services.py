@@ -236,6 +236,13 @@ def membership_add(*, actor, email: str, role: str = Membership.ROLE_MEMBER) -> 
                 f"{email} is invited already and has not joined yet: make a new join link "
                 "from the list if the first one was lost."
             )
+        if existing is not None and not user.has_usable_password():
+            # added before by address alone: a member, but one who never came to set a
+            # password ("already a member" read as if they had)
+            raise ResourceAlreadyExists(
+                f"{email} is invited already and has not joined yet: make a new "
+                "invitation link from the list if the first one was lost."
+            )
         if existing is not None:
             raise ResourceAlreadyExists(f"{email} is already a member of this organization.")
         accepted_at = None

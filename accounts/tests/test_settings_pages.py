@@ -463,6 +463,21 @@ def test_an_admin_can_make_a_new_link_and_nobody_else_can(org, admin_client, mem
     own = Membership.objects.get(user__email="member@example.com")
     response = admin_client.post("/settings/members/", {"action": "invite", "membership": own.pk})
     assert response.status_code == 400 and "can log in" in response.content.decode()
+    # added again before they came: invited, not "already a member", and where the link is
+    again = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "late@example.com", "role": "member"}
+    )
+    assert again.status_code == 409
+    assert "late@example.com is invited already and has not joined yet" in again.content.decode()
+    assert "already a member" not in again.content.decode()
+    # once they have set a password, they are a member
+    user = User.objects.get(email="late@example.com")
+    user.set_password("a-long-password")
+    user.save()
+    again = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "late@example.com", "role": "member"}
+    )
+    assert "already a member" in again.content.decode()
 
 
 def test_a_forged_or_foreign_invitation_link_is_refused(org, admin_client):
