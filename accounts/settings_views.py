@@ -341,6 +341,7 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
             "limits": limits,
             "credits": ai_credits_current(organization=organization),
             "can_manage": actor.can_manage_billing(),
+            "cycle_switch": _cycle_switch(subscription),
             "plans": [
                 {"name": name, **limits_of_plan}
                 for name, limits_of_plan in settings.PLANS.items()
@@ -351,6 +352,28 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
         },
         status=status,
     )
+
+
+def _cycle_switch(subscription) -> dict | None:
+    """The billing page's one switch: to the other cycle, asking first, as with Paddle it is
+    a prorated charge at once."""
+    if subscription is None:
+        return None
+    if subscription.billing_cycle == "annual":
+        return {
+            "now": "annually",
+            "to": "monthly",
+            "question": f"Bill the {subscription.plan} subscription monthly from now? A "
+            "monthly period starts at once; the unused part of the annual one is credited "
+            "or charged, prorated, by the billing provider.",
+        }
+    return {
+        "now": "monthly",
+        "to": "annual",
+        "question": f"Bill the {subscription.plan} subscription annually from now? An annual "
+        "period starts at once and its price, less the unused part of this month, is "
+        "charged, prorated, by the billing provider.",
+    }
 
 
 @never_cache
