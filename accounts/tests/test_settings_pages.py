@@ -663,7 +663,7 @@ def test_choosing_a_plan_after_a_cancellation_starts_an_active_subscription(org,
     # the portal is the checkout here: it offers a new subscription, not the canceled one
     assert "Start a new subscription" in page and ">Subscribe</button>" in page
     assert _selected(page, "status") == "active"
-    assert "10,000 credits/month" in page
+    assert "business: 250 projects, 10,000 credits</option>" in page
     # the form sent as the page offers it
     form = {name: _selected(page, name) for name in ("plan", "cycle", "status")}
     form["plan"] = "business"

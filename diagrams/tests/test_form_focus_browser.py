@@ -264,4 +264,9 @@ def test_what_a_full_page_action_did_gets_the_focus(browser, shop):
     page.wait_for_load_state("load")
     expect(page.get_by_role("status")).to_contain_text("logged out")
     assert page.evaluate("document.activeElement.getAttribute('type')") == "email"
+    # on a page of one card the notice is above it, as wide (it stood beside the card)
+    notice = page.get_by_role("status").bounding_box()
+    card = page.locator("main .card").bounding_box()
+    assert notice["y"] + notice["height"] <= card["y"]
+    assert abs(notice["x"] - card["x"]) < 1 and abs(notice["width"] - card["width"]) < 1
     context.close()
