@@ -189,15 +189,15 @@ def test_members_manage_sharing_on_a_page_with_an_embed_snippet(factory, org):
     # the snippet people paste holds the name escaped once (shown escaped again in the page)
     assert "Shop &amp;quot;quoted&amp;quot; &amp;lt;b&amp;gt;" in html
     # good news reads as good news, not in the error box
-    assert '<div class="notice" role="status">The project is shared' in html
+    assert '<div class="notice" role="status" data-action-result>The project is shared' in html
     assert 'class="alert"' not in html
     # with a link in use, replacing or turning it off asks first (no script needed)
     assert html.count('<details class="confirm">') == 2
     assert "every embed now in use stop working" in html
     html = client.post(f"/projects/{project}/share/", {"action": "rotate"}).content.decode()
-    assert '<div class="notice" role="status">A new link is ready' in html
+    assert '<div class="notice" role="status" data-action-result>A new link is ready' in html
     html = client.post(f"/projects/{project}/share/", {"action": "revoke"}).content.decode()
-    assert '<div class="notice" role="status">Sharing is off' in html
+    assert '<div class="notice" role="status" data-action-result>Sharing is off' in html
     assert client.get(TOKEN.format(project)).status_code == 404
     member = factory.member_client(factory.member(org, role="member"), enforce_csrf=False)
     page = member.post(f"/projects/{project}/share/", {"action": "rotate"})
