@@ -31,7 +31,13 @@ from accounts.services import (
     session_end,
     user_signup,
 )
-from archsvc.api.errors import ApiError, Forbidden, ResourceAlreadyExists
+from archsvc.api.errors import (
+    ApiError,
+    Forbidden,
+    ResourceAlreadyExists,
+    rate_limited_json,
+    wants_page,
+)
 from archsvc.api.ratelimit import login_rate_limit_hit, seconds_text
 
 NO_ORGANIZATION_YET = (
@@ -50,6 +56,8 @@ def _next_url(request) -> str:
 
 
 def _too_many(request, template: str, form, retry_after: int) -> HttpResponse:
+    if not wants_page(request):  # a script posting the form: RateLimitError (CONTRACT 11)
+        return rate_limited_json("Too many attempts; retry later.", retry_after)
     form.add_error(None, f"Too many attempts. Try again in {seconds_text(retry_after)}.")
     context = {"form": form, "next": _next_url(request), "joining": _join_of_next(request)}
     response = render(request, template, context, status=429)

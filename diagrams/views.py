@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.middleware import login_redirect, page_actor
 from archsvc.api.encoding import accepts_gzip, encoded_response
-from archsvc.api.errors import ApiError
+from archsvc.api.errors import ApiError, rate_limited_json, wants_page
 from archsvc.api.params import iso
 from archsvc.api.ratelimit import client_ip, rate_limit_hit
 from archsvc.api.views import not_found_page
@@ -104,7 +104,10 @@ def _refusal(
 ) -> HttpResponse:
     """`page`: the template saying why (the embed's has no site chrome: it sits inside
     someone else's page), else plain text."""
-    if page:
+    if refused.status == 429 and not (page and wants_page(request)):
+        # RateLimitError, as every 429 (CONTRACT 11); a browser's page says it in words
+        response = rate_limited_json(refused.message, refused.retry_after or 1)
+    elif page:
         response = render(request, page, {"message": refused.message}, status=refused.status)
     else:
         response = HttpResponse(

@@ -246,11 +246,37 @@ def validation_response(
     return Response(body, status=400)
 
 
+def rate_limited_body(message: str, retry_after: int) -> dict:
+    """RateLimitError (CONTRACT 11): the error body with `retryAfter`, which the response's
+    Retry-After header repeats."""
+    body = error_body(429, "rate_limited", message)
+    body["retryAfter"] = retry_after
+    return body
+
+
 def rate_limited_response(wait: float | None) -> Response:
     retry_after = max(1, math.ceil(wait or 1))
-    body = error_body(429, "rate_limited", "Too many requests; retry later.")
-    body["retryAfter"] = retry_after
+    body = rate_limited_body("Too many requests; retry later.", retry_after)
     return Response(body, status=429, headers={"Retry-After": str(retry_after)})
+
+
+def wants_page(request) -> bool:
+    """A browser's navigation (its Accept names text/html) is answered with a page; anything
+    else (a script, curl's `*/*`, an <img>) with the JSON body CONTRACT 11 gives every 429."""
+    return "text/html" in request.headers.get("Accept", "")
+
+
+def rate_limited_json(message: str, retry_after: int) -> JsonResponse:
+    """A 429 outside DRF (share pages, log-in and sign-up posts) for a client that is not a
+    browser: RateLimitError, as the API's."""
+    retry_after = max(1, int(retry_after))
+    response = JsonResponse(
+        rate_limited_body(message, retry_after),
+        status=429,
+        json_dumps_params={"separators": (",", ":")},
+    )
+    response["Retry-After"] = str(retry_after)
+    return response
 
 
 def exception_handler(exc, context):

@@ -218,3 +218,38 @@ def test_a_503_of_the_operations_that_call_the_billing_provider_says_it_may_be_i
             "billing provider" in schema["paths"][path]["post"]["responses"]["503"]["description"]
         )
     assert "billing" not in schema["paths"]["/v1/limits"]["get"]["responses"]["503"]["description"]
+
+
+def test_the_patterns_the_schema_states_are_the_ones_the_server_holds_to(api):
+    """A client that checks its requests against the schema sent what the server refused:
+    a pinned projectId and filteredIds had no pattern, billingCycle was any string."""
+    schema = json.loads(Client().get("/v1/schema", HTTP_ACCEPT="application/json").content)
+    components = schema["components"]["schemas"]
+    project_id = re.compile(
+        components["PinnedProjectRequest"]["properties"]["projectId"]["pattern"]
+    )
+    graph = schema["paths"]["/v1/projects/{projectId}/graph"]["get"]["parameters"]
+    ids = next(p["schema"] for p in graph if p["name"] == "filteredIds")
+    assert ids["type"] == "array"
+    filtered = re.compile(ids["items"]["pattern"])
+    cycle = components["SubscriptionSwitchCycleRequest"]["properties"]["billingCycle"]
+    assert components[cycle["$ref"].rsplit("/", 1)[1]]["enum"] == ["monthly", "annual"]
+    pid = api.post(
+        "/v1/projects", {"name": "Patterns", "description": ""}, content_type="application/json"
+    ).json()["id"]
+    api.post(f"/v1/projects/{pid}/services", {"name": "Cart"}, content_type="application/json")
+    for value in ("Bad Id!!", "-abcdefgh", "abcdefgh-", pid):
+        response = api.post("/v1/pinned", {"projectId": value}, content_type="application/json")
+        assert (response.status_code != 400) == bool(project_id.match(value)), value
+    for value in (
+        "service--cart",
+        " service--cart , messaging--orders.v1",
+        "service--cart,,owner--payments",
+        "",
+        "bogus",
+        "service--Cart",
+        "service--cart,bogus",
+        "team--cart",
+    ):
+        response = api.get(f"/v1/projects/{pid}/graph", {"filteredIds": value})
+        assert (response.status_code == 200) == bool(filtered.match(value)), value

@@ -1,3 +1,4 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from archsvc.api.params import iso
@@ -25,8 +26,19 @@ class SubscriptionSerializer(serializers.Serializer):
     nextBilledAt = serializers.DateTimeField(required=False)  # noqa: N815
 
 
+@extend_schema_field({"type": "string", "enum": ["monthly", "annual"]})
+class CycleField(StrictCharField):
+    """billingCycle as sent: a string other than monthly or annual, blank, 41 characters or
+    " monthly" among them, is `invalid_billing_cycle` (CONTRACT 5), never trimmed into a
+    cycle nor refused as validation_failed; not a string (12, null, a list) is the body's
+    type error, validation_failed, as for every field."""
+
+    def __init__(self, **kwargs):
+        super().__init__(trim_whitespace=False, allow_blank=True, **kwargs)
+
+
 class SubscriptionSwitchCycleSerializer(StrictSerializer):
-    billingCycle = StrictCharField(max_length=40)  # noqa: N815
+    billingCycle = CycleField()  # noqa: N815
 
 
 class PortalSessionSerializer(serializers.Serializer):

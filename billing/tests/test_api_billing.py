@@ -194,10 +194,12 @@ def test_switch_cycle_without_a_subscription_is_404(factory, org, role):
     assert subscription_state(org) is None
 
 
-def test_switch_cycle_to_an_unknown_cycle_is_invalid_billing_cycle(factory, org):
-    subscribe(org)
+@pytest.mark.parametrize("cycle", ["weekly", "ANNUAL", "", " monthly", "annual ", "x" * 41])
+def test_switch_cycle_to_an_unknown_cycle_is_invalid_billing_cycle(factory, org, cycle):
+    """ "", 41 characters were validation_failed, and " monthly" was trimmed and switched."""
+    subscribe(org, cycle="annual")
     before = subscription_state(org)
-    response = post(billing_admin(factory, org), SWITCH, {"billingCycle": "weekly"})
+    response = post(billing_admin(factory, org), SWITCH, {"billingCycle": cycle})
     assert response.status_code == 400
     body = response.json()
     assert body["code"] == "invalid_billing_cycle" and body["status"] == 400

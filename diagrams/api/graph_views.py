@@ -15,14 +15,16 @@ from diagrams.api.serializers import ProjectGraphSerializer
 from diagrams.api.views import PROJECT_ID
 from diagrams.rendering.graph import MalformedEntityId, parse_filtered_ids
 
+# what parse_filtered_ids takes: entity ids, comma-separated, blanks and spaces around them
+_ENTITY_ID = r"(service|messaging|category|owner|flow)--[a-z0-9_-]+"
+FILTERED_IDS_PATTERN = rf"^\s*({_ENTITY_ID})?\s*(,\s*({_ENTITY_ID})?\s*)*$"
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 GRAPH_PARAMETERS = [
     PROJECT_ID,
     OpenApiParameter(
         "filteredIds",
-        OpenApiTypes.STR,
-        many=True,
+        {"type": "array", "items": {"type": "string", "pattern": FILTERED_IDS_PATTERN}},
         explode=True,
         description="entity ids to focus on (repeat, or comma-separated)",
     ),

@@ -1,5 +1,6 @@
 """Request and response shapes of the /v1 diagrams endpoints (spec: Resources)."""
 
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
@@ -33,13 +34,13 @@ class ProjectDuplicateSerializer(StrictSerializer):
 
 
 class PinnedProjectSerializer(StrictSerializer):
-    projectId = StrictCharField(min_length=8, max_length=60)  # noqa: N815
+    # the validator, not a validate_ method: the schema then carries the pattern
+    projectId = StrictCharField(  # noqa: N815
+        min_length=8,
+        max_length=60,
+        validators=[RegexValidator(PROJECT_ID_RE, "Not a project id.")],
+    )
     pinnedAt = serializers.DateTimeField(required=False, allow_null=True)  # noqa: N815
-
-    def validate_projectId(self, value):  # noqa: N802
-        if not PROJECT_ID_RE.match(value):
-            raise serializers.ValidationError("Not a project id.")
-        return value
 
 
 class ProjectSerializer(serializers.Serializer):

@@ -167,6 +167,18 @@ def test_public_pages_are_rate_limited_per_ip(manager, project, settings):
     response = visitor.get(f"/share/{token}/embed/")
     assert response.status_code == 429 and int(response["Retry-After"]) >= 1
     assert Client(REMOTE_ADDR="10.9.9.9").get(f"/share/{token}/").status_code == 200
+    # to a script, each is RateLimitError as every 429 (CONTRACT 11; graph.svg was plain
+    # text, the pages HTML); a browser's page says it in words
+    for path in ("", "graph.svg", "embed/"):
+        response = visitor.get(f"/share/{token}/{path}")
+        assert response.status_code == 429 and response["Content-Type"] == "application/json"
+        body = response.json()
+        assert set(body) == {"status", "code", "message", "retryAfter"}
+        assert body["code"] == "rate_limited" and response["Retry-After"] == str(body["retryAfter"])
+    browser = {"HTTP_ACCEPT": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    for path in ("", "embed/"):
+        response = visitor.get(f"/share/{token}/{path}", **browser)
+        assert response.status_code == 429 and response["Content-Type"].startswith("text/html")
 
 
 def test_a_token_reaches_no_api(manager, project):
