@@ -39,9 +39,24 @@
     var match = /^(.{19})(\.\d+)?Z$/.exec(at);
     return match ? match[1] + ((match[2] || ".") + "000000").slice(0, 7) + "Z" : at;
   }
+  // A moment as the labels say it: to the minute, or to the second (the millisecond, the
+  // microsecond) when a change of the timeline lies in the same minute (second…), so that
+  // two changes a few seconds apart do not read alike; most labels stay short for a phone.
+  var STAMP_LENGTHS = [16, 19, 23, 26];  // of instant(): minute, second, millisecond, microsecond
+  function stamp(at) {
+    var exact = instant(at), precision = 0;
+    timeline.forEach(function (event) {
+      var other = instant(event.at);
+      while (precision < STAMP_LENGTHS.length - 1 && other !== exact &&
+             other.slice(0, STAMP_LENGTHS[precision]) === exact.slice(0, STAMP_LENGTHS[precision])) {
+        precision += 1;
+      }
+    });
+    return exact.slice(0, STAMP_LENGTHS[precision]).replace("T", " ");
+  }
   // the change first: the label's room is cut at its end, and the moment is in As of too
   function describe(event) {
-    return event.name + " " + event.action + " · " + event.at.slice(0, 16).replace("T", " ");
+    return event.name + " " + event.action + " · " + stamp(event.at);
   }
   // the slider's position for an instant: the newest change at or before it (what is shown
   // is the state that change left), the oldest for an instant before them all. Its last
@@ -59,7 +74,7 @@
     var event = timeline[count - 1 - index];
     if (at && instant(at) < instant(event.at)) {
       // further back than the changes read so far: the moment itself says more
-      if (index === 0 && !timelineComplete) return "as of " + at.slice(0, 16).replace("T", " ");
+      if (index === 0 && !timelineComplete) return "as of " + stamp(at);
       return "before " + describe(event);
     }
     return describe(event);
@@ -299,6 +314,7 @@
       caveat = reading ? " (reading older changes\u2026)" : " (of the newest " + timeline.length.toLocaleString("en") + " changes)";
     }
     changedText.textContent = "outlined: changed since" + caveat;
+    changedLegend.title = changedText.textContent;  // whole, where its line cuts the caveat
   }
 
   var tablesWanted = "";  // the moment last asked of the tables, "" for now
@@ -455,7 +471,7 @@
     tables = model;
     listTables();
     countLabel.textContent = model.count;
-    var when = at ? " as of " + at.slice(0, 16).replace("T", " ") + " UTC" : "";
+    var when = at ? " as of " + stamp(at) + " UTC" : "";
     atLabels.forEach(function (label) { label.textContent = when; });
   }
   // The page came with the first rows of now only: Find and Show all read the rest (the
