@@ -799,15 +799,23 @@
       if (!viewer.history) return;
       viewer.show({ at: (event.detail && event.detail.at) || "" });
     });
-    // the page's address asks for a view: a focus (and its depth) and a moment, at once
+    // the page's address asks for a view: a focus (and its depth) and a moment, at once;
+    // `whole` (Back and Forward to another entry of the page's history): what it leaves
+    // out is the whole project, now
     document.addEventListener("archsvc:view", function (event) {
       var detail = event.detail || {}, change = {};
-      if (detail.focus && root.querySelector("[data-depth-select]")) {
+      var focusable = root.querySelector("[data-depth-select]");
+      if (detail.focus && focusable) {
         change.focus = detail.focus;
         change.focusName = "";
         if (detail.depth) change.depth = detail.depth;
+        else if (detail.whole) change.depth = "1";
+      } else if (detail.whole && focusable) {
+        change.focus = "";
+        change.focusName = "";
       }
       if (detail.at && viewer.history) change.at = detail.at;
+      else if (detail.whole && viewer.history) change.at = "";
       // the server drew that view in the page already (or it is on its way): the page's
       // controls only hear of it
       Object.keys(change).forEach(function (key) {

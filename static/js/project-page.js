@@ -638,11 +638,16 @@
   });
 
   // The address says what the graph shows (?focus=, &depth=, &at=), so a reload, a
-  // bookmark or a link sent to a colleague opens the same view.
+  // bookmark or a link sent to a colleague opens the same view. Another subject (a new
+  // focus, the whole project again, a step into the past or back to now) is a new entry in
+  // the browser's history, so Back returns to the view before it, as after following a link;
+  // a new depth, or another moment of the past, rewrites the entry shown.
   var VIEW_KEYS = ["focus", "depth", "at"];
+  var settling = true;  // the page's first view, its address's, is not shown yet
   function remember(state) {
     if (!window.history.replaceState) return;
     var query = new URLSearchParams(window.location.search);
+    var another = (query.get("focus") || "") !== (state.focus || "") || !query.get("at") !== !state.at;
     VIEW_KEYS.forEach(function (key) { query.delete(key); });
     if (state.focus) {
       query.set("focus", state.focus);
@@ -650,22 +655,38 @@
     }
     if (state.at) query.set("at", state.at);
     var search = query.toString() ? "?" + query : "";
-    if (search !== window.location.search) {
-      window.history.replaceState(window.history.state, "", window.location.pathname + search + window.location.hash);
-    }
+    if (search === window.location.search) return;
+    var address = window.location.pathname + search + window.location.hash;
+    if (another && !settling) window.history.pushState(null, "", address);
+    else window.history.replaceState(window.history.state, "", address);
+  }
+  // the view an address asks for, of what this page can show
+  function viewOf(search) {
+    var asked = new URLSearchParams(search);
+    var view = { at: asked.get("at") || "", focus: asked.get("focus") || "", depth: asked.get("depth") || "" };
+    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/.test(view.at)) view.at = "";
+    if (!/^(service|messaging|category|owner|flow)--[a-z0-9][a-z0-9_-]*$/.test(view.focus)) view.focus = "";
+    if (!/^[0-5]$/.test(view.depth)) view.depth = "";
+    return view;
   }
   // what the address asks for, read before anything is shown (showing rewrites it)
   var asked = new URLSearchParams(window.location.search);
-  var view = {
-    at: asked.get("at") || "",
-    focus: asked.get("focus") || "",
-    depth: asked.get("depth") || ""
-  };
-  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/.test(view.at)) view.at = "";
-  if (!/^(service|messaging|category|owner|flow)--[a-z0-9][a-z0-9_-]*$/.test(view.focus)) view.focus = "";
-  if (!/^[0-5]$/.test(view.depth)) view.depth = "";
+  var view = viewOf(window.location.search);
+  // Back and Forward: the graph shows the view of the entry the browser went to (Find keeps
+  // what it holds: it narrows the tables, it is not a place to go back to)
+  window.addEventListener("popstate", function () {
+    var wanted = viewOf(window.location.search);
+    rememberFind();
+    if (wanted.focus === shown.focus && wanted.at === shown.at &&
+        (!wanted.focus || (wanted.depth || "1") === String(shown.depth || "1"))) return;
+    wanted.whole = true;
+    document.dispatchEvent(new CustomEvent("archsvc:view", { detail: wanted }));
+  });
 
-  viewerRoot.addEventListener("archsvc:shown", function (event) { follow(event.detail || {}); });
+  viewerRoot.addEventListener("archsvc:shown", function (event) {
+    follow(event.detail || {});
+    settling = false;
+  });
   // the page opens on the whole project as it is now: a form the browser restores says so too
   follow({ focus: "", at: "" });
   // unless its address asked for a view (the history page's "the project after this change",
@@ -681,5 +702,7 @@
     // the server left the graph to this script for a view it read in the address that this
     // script does not take: draw the project as it is now
     document.dispatchEvent(new CustomEvent("archsvc:focus", { detail: { clear: true } }));
+  } else {
+    settling = false;  // the page shows what its address asks for
   }
 })();

@@ -1,7 +1,8 @@
 /* A shared page's tools: the Show menu (focus the graph on a category, owner, service or
    topic: the keyboard's way to what a click in the graph does) and Download SVG, both
    following what the graph shows; and the address says it too (?filteredIds=&depth=, read
-   by the server), so a reload or the link passed on opens the same view. */
+   by the server), so a reload or the link passed on opens the same view; another focus is
+   a new entry in the browser's history, so Back returns to the view before it. */
 (function () {
   "use strict";
   var tools = document.querySelector("[data-share-tools]");
@@ -21,17 +22,22 @@
     }
     return params;
   }
+  var settling = true;  // the view the server drew, from the address
   function remember(state) {
     if (!window.history.replaceState) return;
     var params = new URLSearchParams(window.location.search);
+    var another = (params.get("filteredIds") || "") !== (state.focus || "");
     VIEW_KEYS.forEach(function (key) { params.delete(key); });
     query(state).forEach(function (value, key) { params.set(key, value); });
     var search = params.toString() ? "?" + params : "";
-    if (search !== window.location.search) {
-      window.history.replaceState(window.history.state, "", window.location.pathname + search + window.location.hash);
-    }
+    if (search === window.location.search) return;
+    var address = window.location.pathname + search + window.location.hash;
+    if (another && !settling) window.history.pushState(null, "", address);
+    else window.history.replaceState(window.history.state, "", address);
   }
+  var shown = { focus: "", depth: "1" };  // what the viewer shows
   function follow(state) {
+    shown = { focus: state.focus || "", depth: String(state.depth || "1") };
     menu.show(state);
     var params = query(state).toString();
     download.href = svgUrl + (params ? "?" + params : "");
@@ -42,4 +48,14 @@
   var focus = viewerRoot.getAttribute("data-focus") || "";
   var name = viewerRoot.querySelector("[data-focus-name]");
   follow({ focus: focus, name: focus && name ? name.textContent : "", depth: viewerRoot.getAttribute("data-depth") });
+  settling = false;
+  // Back and Forward: the graph shows the view of the entry the browser went to
+  window.addEventListener("popstate", function () {
+    var params = new URLSearchParams(window.location.search);
+    var wanted = params.get("filteredIds") || "", depth = params.get("depth") || "1";
+    if (!/^(service|messaging|category|owner|flow)--[a-z0-9][a-z0-9_-]*$/.test(wanted)) wanted = "";
+    if (!/^[0-5]$/.test(depth)) depth = "1";
+    if (wanted === shown.focus && (!wanted || depth === shown.depth)) return;
+    document.dispatchEvent(new CustomEvent("archsvc:view", { detail: { focus: wanted, depth: depth, whole: true } }));
+  });
 })();

@@ -1,0 +1,208 @@
+"""Back and Forward on the graph's views, in a real browser (Playwright driving Debian's
+Chromium), on the demo project: another subject (a focus, the whole project again, a step
+into the past or back to now) is a new entry in the browser's history, so Back returns to
+the view before it instead of leaving the page; a new depth or another moment of the past
+rewrites the entry shown; a page opened on an asked view adds no entry of its own. The
+clicks and keys here are the browser's own input, as a member's are (Chromium's Back skips
+entries a page added without them)."""
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.services import session_start
+from conftest import requires_chromium
+
+pytestmark = [pytest.mark.browser, requires_chromium]
+
+DESKTOP = {"width": 1366, "height": 800}
+
+
+def member_page(browser, demo, address=""):
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_cookies(
+        [
+            {
+                "name": "__session",
+                "value": session_start(membership=demo["membership"]),
+                "url": demo["url"],
+            }
+        ]
+    )
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{demo['url']}/projects/{demo['project']}/{address}")
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    return context, page, errors
+
+
+def asked(page) -> dict:
+    return {key: values[0] for key, values in parse_qs(urlparse(page.url).query).items()}
+
+
+def entries(page) -> int:
+    return page.evaluate("history.length")
+
+
+def settled(page):
+    expect(page.locator("[data-status]")).to_have_text("")
+
+
+def focus_from_table(page, entity_id: str):
+    """A click (the browser's own) on a name in the Services or Topics table."""
+    page.locator(f'[data-entity-lists] [data-focus-id="{entity_id}"]').first.click()
+
+
+def test_back_and_forward_step_through_the_views_of_the_project_page(browser, demo):
+    context, page, errors = member_page(browser, demo)
+    nodes = page.locator(".graph-stage g.node")
+    name = page.locator("[data-focus-name]")
+    everything = nodes.count()
+    opened = entries(page)
+
+    focus_from_table(page, "service--checkout")
+    expect(name).to_have_text("Checkout")
+    settled(page)
+    assert asked(page) == {"focus": "service--checkout", "depth": "1"}
+    assert entries(page) == opened + 1
+
+    # a depth is the same subject seen wider: the entry is rewritten, not added
+    page.locator("[data-depth-select]").select_option("2")
+    expect(page).to_have_url(re.compile(r"depth=2"))
+    settled(page)
+    assert entries(page) == opened + 1
+    wider = nodes.count()
+
+    page.locator("[data-group-filter]").focus()
+    page.keyboard.press("End")  # the menu's last choice, by the keyboard
+    chosen = page.locator("[data-group-filter]").input_value()
+    assert chosen.startswith("flow--")
+    expect(page).to_have_url(re.compile(f"focus={re.escape(chosen)}"))
+    settled(page)
+    assert entries(page) == opened + 2
+
+    page.go_back()
+    expect(name).to_have_text("Checkout")
+    settled(page)
+    assert asked(page) == {"focus": "service--checkout", "depth": "2"}
+    expect(nodes).to_have_count(wider)
+    assert page.locator("[data-depth-select]").input_value() == "2"
+    assert page.locator("[data-group-filter]").input_value() == "service--checkout"
+
+    page.go_back()
+    expect(name).to_have_text("whole project")
+    expect(nodes).to_have_count(everything)
+    assert asked(page) == {}
+    assert page.locator("[data-group-filter]").input_value() == ""
+
+    page.go_forward()
+    expect(name).to_have_text("Checkout")
+    settled(page)
+    assert asked(page)["focus"] == "service--checkout"
+    assert entries(page) == opened + 2  # Back and Forward add nothing
+    assert errors == []
+    context.close()
+
+
+def test_back_leaves_the_past_for_the_moment_before_and_keeps_what_find_holds(browser, demo):
+    context, page, errors = member_page(browser, demo)
+    nodes = page.locator(".graph-stage g.node")
+    label = page.locator("[data-timeline-label]")
+    everything = nodes.count()
+    opened = entries(page)
+
+    slider = page.locator("[data-timeline]")
+    slider.focus()
+    page.keyboard.press("ArrowLeft")  # into the past: a new entry
+    expect(label).not_to_have_text("now")
+    settled(page)
+    first = asked(page)["at"]
+    assert entries(page) == opened + 1
+    page.keyboard.press("ArrowLeft")  # further back: the same entry, another moment
+    expect(page).not_to_have_url(re.compile(re.escape(first.replace(":", "%3A"))))
+    settled(page)
+    assert entries(page) == opened + 1
+
+    page.locator("#table-find").fill("pay")
+    expect(page).to_have_url(re.compile(r"find=pay"))
+
+    page.go_back()
+    expect(label).to_have_text("now")
+    expect(nodes).to_have_count(everything)
+    expect(page.locator("[data-service-count]")).not_to_contain_text("then")
+    assert "at" not in asked(page)
+    # Find narrows the tables; it is not a place Back returns from
+    assert asked(page).get("find") == "pay"
+    assert page.locator("#table-find").input_value() == "pay"
+
+    page.go_forward()
+    expect(label).not_to_have_text("now")
+    settled(page)
+    assert asked(page)["at"] != first
+    assert slider.input_value() == str(int(slider.get_attribute("max")) - 2)
+    assert errors == []
+    context.close()
+
+
+def test_a_page_opened_on_an_asked_view_adds_no_entry_and_back_returns_to_it(browser, demo):
+    context, page, errors = member_page(browser, demo)
+    plain = entries(page)  # a new tab's blank page, then the page
+    context.close()
+    context, page, errors = member_page(browser, demo, "?focus=category--fulfilment&depth=0")
+    name = page.locator("[data-focus-name]")
+    expect(name).to_have_text("fulfilment")
+    assert entries(page) == plain
+
+    focus_from_table(page, "service--checkout")
+    expect(name).to_have_text("Checkout")
+    settled(page)
+    assert entries(page) == plain + 1
+
+    page.go_back()
+    expect(name).to_have_text("fulfilment")
+    assert asked(page) == {"focus": "category--fulfilment", "depth": "0"}
+    assert page.locator("[data-depth-select]").input_value() == "0"
+    assert errors == []
+    context.close()
+
+
+@pytest.fixture
+def share_token(demo):
+    response = demo["client"].post(f"/v1/projects/{demo['project']}/public-share-token")
+    return response.json()["token"]
+
+
+def test_back_and_forward_step_through_the_views_of_a_shared_page(browser, demo, share_token):
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{demo['url']}/share/{share_token}/")
+    nodes = page.locator(".graph-stage g.node")
+    expect(nodes.first).to_be_visible()
+    everything = nodes.count()
+    name = page.locator("[data-focus-name]")
+    opened = entries(page)
+
+    page.locator("[data-group-filter]").focus()
+    page.keyboard.press("ArrowDown")  # the first category, by the keyboard
+    chosen = page.locator("[data-group-filter]").input_value()
+    assert chosen.startswith("category--")
+    expect(page).to_have_url(re.compile(f"filteredIds={re.escape(chosen)}"))
+    settled(page)
+    assert entries(page) == opened + 1
+
+    page.go_back()
+    expect(name).to_have_text("whole project")
+    expect(nodes).to_have_count(everything)
+    assert asked(page) == {}
+
+    page.go_forward()
+    expect(page.locator("[data-group-filter]")).to_have_value(chosen)
+    expect(nodes).not_to_have_count(everything)
+    assert asked(page) == {"filteredIds": chosen, "depth": "1"}
+    assert errors == []
+    context.close()
