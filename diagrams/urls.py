@@ -1,4 +1,5 @@
 from django.urls import path, re_path
+from django.views.generic.base import RedirectView
 
 from diagrams import project_views, views
 
@@ -7,6 +8,8 @@ urlpatterns = [
     path("share/<str:token>/embed/", views.share_embed, name="share-embed"),
     path("share/<str:token>/graph.svg", views.share_svg, name="share-svg"),
     path("", project_views.projects_page, name="projects"),
+    # a project's address cut back to its folder (typed, or a crumb of the address bar)
+    path("projects/", RedirectView.as_view(pattern_name="projects", query_string=True)),
     path("projects/<str:project_id>/", views.project_page, name="project-page"),
     path(
         "projects/<str:project_id>/delete/",

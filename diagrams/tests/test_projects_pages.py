@@ -34,6 +34,13 @@ def test_list_search_and_create(browser, settings):
     assert "Checkout platform" in page and "Data lake" not in page
 
 
+def test_the_projects_folder_of_an_address_is_the_projects_list(browser):
+    """/projects/ (a project's address cut back, or typed) was a 404."""
+    response = browser.get("/projects/?q=data")
+    assert response.status_code == 302 and response["Location"] == "/?q=data"
+    assert browser.get("/projects/", follow=True).status_code == 200
+
+
 def test_bad_names_and_the_plan_limit_are_explained_and_kept(browser):
     response = create(browser, "ab", "kept description")
     assert response.status_code == 400
