@@ -2,6 +2,7 @@
 with a token. Every request looks the token up, so a replaced or revoked token is 404 at
 once on every worker; responses are never stored by browsers or proxies."""
 
+import html
 import re
 from itertools import islice
 
@@ -24,7 +25,14 @@ from billing.services import ai_credits_current
 from diagrams.api.graph_views import graph_query
 from diagrams.models import PublicShareToken
 from diagrams.render_cache import RenderBudgetSpent, charge_renders_to
-from diagrams.selectors import history_page, project_entities_cached, project_get, project_render
+from diagrams.selectors import (
+    history_page,
+    is_current,
+    live_snapshots,
+    project_entities_cached,
+    project_get,
+    project_render,
+)
 from diagrams.sharing import share_token_revoke, share_token_rotate, shared_project
 
 PAGE_CSP = (
@@ -128,7 +136,8 @@ def _page(
         svg = _shared_render(project, filtered_ids, depth, gzipped=False)
     except _Refused as refused:  # an embed says so inside the embedding page
         return _refusal(request, refused, page=unavailable, ancestors=ancestors)
-    options = _share_options(project_entities_cached(project=project)) if menu else ""
+    entities = project_entities_cached(project=project) if menu else None
+    options = _share_options(entities) if menu else ""
     # A big graph is not inlined: every anonymous view would compress it anew inside the
     # page (11 MB and 0.2 s of CPU a view for 3,000 services); the page fetches it from
     # the SVG address instead, whose compressed bytes are cached.
@@ -146,9 +155,19 @@ def _page(
             "depth": depth,
             "depths": range(6),
             "focus_options": options,
+            **(focus_words(",".join(filtered_ids), svg, _names(entities)) if menu else {}),
         },
     )
     return _private(response, PAGE_CSP.format(ancestors=ancestors))
+
+
+def _names(entities: dict) -> dict[str, str]:
+    """Every entity's name by id."""
+    return {
+        entity_id: entity["name"]
+        for kind in ("services", "topics", "categories", "owners", "flows")
+        for entity_id, entity in entities[kind].items()
+    }
 
 
 def _share_options(entities: dict) -> str:
@@ -180,6 +199,38 @@ def graph_size(svg: bytes) -> dict:
     if not (width > 0 and height > 0):
         return {}
     return {"graph_w": f"{width:g}", "graph_h": f"{height:g}"}
+
+
+# The toolbar's word for each kind of focus (graph-viewer.js's KINDS)
+_FOCUS_KINDS = {
+    "service": "service",
+    "messaging": "topic",
+    "category": "category",
+    "owner": "owner",
+    "flow": "flow",
+}
+
+
+def focus_words(focus: str, svg: bytes, names: dict[str, str]) -> dict:
+    """What the viewer's toolbar says of the focus drawn in the page ("Focus: category
+    fulfilment show all"), as graph-viewer.js's nameOf and kindOf say it once it runs: a
+    box's name as drawn (its title's first line), else `names` (the entity's name, a deleted
+    service's last one), else the id's tail. Written by the script alone, the words moved
+    under the reader as the page opened (layout shift, bench/layout_shift.py)."""
+    if not focus:
+        return {}
+    ids = focus.split(",")
+    words = []
+    for entity_id in ids:
+        box = svg.find(f'data-entity-id="{entity_id}"><title>'.encode())
+        if box >= 0:
+            start = box + len(entity_id) + len('data-entity-id=""><title>')
+            title = svg[start : svg.find(b"<", start)].decode()
+            words.append(html.unescape(title.split("\n")[0]))
+        else:
+            words.append(names.get(entity_id) or re.sub(r"^[a-z]+--", "", entity_id))
+    kinds = {_FOCUS_KINDS.get(entity_id.split("--")[0], "") for entity_id in ids}
+    return {"focus_name": ", ".join(words), "focus_kind": kinds.pop() if len(kinds) == 1 else ""}
 
 
 # What static/js/project-page.js takes from the address as a view to show (its `asked`),
@@ -401,6 +452,9 @@ def project_page(request, project_id: str):
         for e in events
     ]
     consumed = [t["name"] for t in entities["topics"].values() if t["consumers"]]
+    names = _names(entities)
+    # a deleted service's name, as the viewer finds it: the last it had in the page's history
+    last_names = {f"service--{e['slug']}": e["name"] for e in reversed(timeline)}
     limit = None if request.GET.get("rows") == "all" else TABLE_ROWS
     services, topics = entities["services"], entities["topics"]
     return render(
@@ -423,7 +477,16 @@ def project_page(request, project_id: str):
             "depth": drawn["depth"] if drawn else 1,
             "depths": range(6),
             "filtered_ids": drawn["focus"] if drawn else "",
+            **(focus_words(drawn["focus"], svg, {**last_names, **names}) if drawn else {}),
             "at": drawn["at"] if drawn else "",
+            "at_minute": drawn["at"][:16].replace("T", " ") if drawn else "",
+            # the count of a past moment drawn, as the script says it ("3 services then"):
+            # written by the script alone, it moved the links beside it
+            "count_then": (
+                live_snapshots(project=project, at=at).count()
+                if drawn and drawn["at"] and not is_current(at)
+                else None
+            ),
             "timeline": timeline,
             # the slider's events are the whole history: the tables' past rows can tell
             # every service's fate from them; when they are not, project-page.js reads older
@@ -456,11 +519,7 @@ def project_page(request, project_id: str):
             "now_slugs": " ".join(e["slug"] for e in services.values()),
             # every current entity's name by id: the chat names what an answer cites,
             # whatever the graph shows at that moment
-            "entity_names": {
-                entity_id: entity["name"]
-                for kind in ("services", "topics", "categories", "owners", "flows")
-                for entity_id, entity in entities[kind].items()
-            },
+            "entity_names": names,
             # the Show menu's groups, written here: hundreds of categories, owners and flows
             # were thousands of template lookups (a fifth of a 3,000-service page's time)
             "group_options": _group_options(entities),

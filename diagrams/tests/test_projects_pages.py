@@ -370,6 +370,69 @@ def test_an_address_asking_for_a_view_gets_that_view_drawn_in_the_page(browser, 
     assert graph not in page and "data-asked" in page and "data-view-at" not in page
 
 
+def test_the_view_drawn_in_the_page_is_named_there_as_the_script_names_it(browser):
+    """The toolbar's focus ("category core show all"), the depth on, As of, the count of
+    the moment ("1 service then") and the chat's note of a past moment came from the
+    scripts alone, and moved under the reader as the page opened (bench/layout_shift.py)."""
+    from django.utils import timezone
+
+    from diagrams.tests.helpers import new_service, put
+
+    create(browser, "Named")
+    project = Project.objects.get()
+    base = f"/projects/{project.id}/"
+    new_service(
+        browser,
+        project.id,
+        {"name": "Ledger & Co", "category": "core", "produces": [{"name": "ledger.posted"}]},
+    )
+    then = timezone.now()
+    new_service(browser, project.id, {"name": "Mailer"})
+    put(browser, f"/v1/projects/{project.id}/services/mailer", {"name": "Old Mailer"})
+    at = then.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def toolbar(html):
+        label = re.search(r'<span class="focus-label">(.*?)</button></span>', html, re.S)[1]
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", label)).strip()
+
+    html = browser.get(base).content.decode()
+    assert toolbar(html) == "Focus: whole project show all"  # (show all hidden)
+    assert re.search(r"data-clear-focus hidden>", html)
+    assert re.search(r"<select data-depth-select[^>]* disabled>", html)
+    assert re.search(r"data-chat-past hidden></p>", html)
+    assert re.search(r"data-service-count[^>]*>2 services</span>", html)
+
+    html = browser.get(base + "?focus=category--core&depth=2").content.decode()
+    assert toolbar(html) == "Focus: category core show all"
+    assert not re.search(r"data-clear-focus hidden", html)
+    assert not re.search(r"<select data-depth-select[^>]* disabled>", html)
+    # a service by its name as drawn, escaped once
+    html = browser.get(base + "?focus=service--ledger-co").content.decode()
+    assert toolbar(html) == "Focus: service Ledger &amp; Co show all"
+
+    # a past moment: one service then, the chat says the graph is of then, As of holds it
+    html = browser.get(base + f"?at={at}").content.decode()
+    assert re.search(r"data-service-count[^>]*>1 service then</span>", html)
+    assert 'data-count-now="2 services"' in html  # back to now, the script says so again
+    assert f"The graph shows {at[:16].replace('T', ' ')} UTC; answers are about" in html
+    assert re.search(f'<input [^>]*data-at [^>]*value="{at[:19]}">', html)
+
+    # a service deleted since, focused now: named by its last name in the page's history
+    assert browser.delete(f"/v1/projects/{project.id}/services/old-mailer").status_code == 204
+    html = browser.get(base + "?focus=service--old-mailer").content.decode()
+    assert toolbar(html) == "Focus: service Old Mailer show all"
+    html = browser.get(base + "?focus=service--mailer").content.decode()  # its first slug
+    assert toolbar(html) == "Focus: service Mailer show all"
+
+    # a shared page says its focus too
+    token = browser.post(f"/v1/projects/{project.id}/public-share-token").json()["token"]
+    html = browser.get(f"/share/{token}/?filteredIds=category--core&depth=1").content.decode()
+    assert toolbar(html) == "Focus: category core show all"
+    assert toolbar(browser.get(f"/share/{token}/").content.decode()) == (
+        "Focus: whole project show all"
+    )
+
+
 def test_more_projects_than_the_plan_allows_says_how_many_over_and_that_they_stay(
     browser, settings
 ):

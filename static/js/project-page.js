@@ -241,7 +241,7 @@
       empty: listed.length ? null : rows[0]
     };
   }
-  var pageRows = { services: servedModel("services"), topics: servedModel("topics"), count: countLabel.textContent };
+  var pageRows = { services: servedModel("services"), topics: servedModel("topics"), count: countLabel.getAttribute("data-count-now") };
   var tables = pageRows;  // what the tables list: the served rows, or the entities of a moment
   // The page comes with the newest 100 changes. A moment older than they reach reads older
   // pages of the history (as many changes each, at most HISTORY_PAGES in all) until every change
