@@ -155,18 +155,26 @@ def _page(
             "depth": depth,
             "depths": range(6),
             "focus_options": options,
-            **(focus_words(",".join(filtered_ids), svg, _names(entities)) if menu else {}),
+            # named as its Show menu names them (graph-viewer.js reads the names there)
+            **(
+                focus_words(",".join(filtered_ids), svg, _names(entities, _SHARED_KINDS))
+                if menu
+                else {}
+            ),
         },
     )
     return _private(response, PAGE_CSP.format(ancestors=ancestors))
 
 
-def _names(entities: dict) -> dict[str, str]:
-    """Every entity's name by id."""
+_ALL_KINDS = ("services", "topics", "categories", "owners", "flows")
+# what a shared page's Show menu lists (not the flows: CONTRACT 12)
+_SHARED_KINDS = ("categories", "owners", "services", "topics")
+
+
+def _names(entities: dict, kinds=_ALL_KINDS) -> dict[str, str]:
+    """The name of every entity of these kinds, by id."""
     return {
-        entity_id: entity["name"]
-        for kind in ("services", "topics", "categories", "owners", "flows")
-        for entity_id, entity in entities[kind].items()
+        entity_id: entity["name"] for kind in kinds for entity_id, entity in entities[kind].items()
     }
 
 
@@ -174,7 +182,7 @@ def _share_options(entities: dict) -> str:
     """A shared page's Show menu: what its drawing names (categories in the legend, owners in
     the boxes' tooltips, services and topics as boxes), each group by name. Not the flows,
     which the drawing does not show (CONTRACT 12: nothing else of the project)."""
-    return _focus_options(entities, ("categories", "owners", "services", "topics"), by_name=True)
+    return _focus_options(entities, _SHARED_KINDS, by_name=True)
 
 
 # The project page's tables list this many rows each, and say how many more there are: at
@@ -455,7 +463,8 @@ def project_page(request, project_id: str):
     names = _names(entities)
     # a deleted service's name, as the viewer finds it: the last it had in the page's history
     last_names = {f"service--{e['slug']}": e["name"] for e in reversed(timeline)}
-    limit = None if request.GET.get("rows") == "all" else TABLE_ROWS
+    rows_all = request.GET.get("rows") == "all"
+    limit = None if rows_all else TABLE_ROWS
     services, topics = entities["services"], entities["topics"]
     return render(
         request,
@@ -482,9 +491,10 @@ def project_page(request, project_id: str):
             "at_minute": drawn["at"][:16].replace("T", " ") if drawn else "",
             # the count of a past moment drawn, as the script says it ("3 services then"):
             # written by the script alone, it moved the links beside it
+            # (a moment still to come too: the script says "then" of any moment asked)
             "count_then": (
-                live_snapshots(project=project, at=at).count()
-                if drawn and drawn["at"] and not is_current(at)
+                live_snapshots(project=project, at=None if is_current(at) else at).count()
+                if drawn and drawn["at"]
                 else None
             ),
             "timeline": timeline,
@@ -513,6 +523,7 @@ def project_page(request, project_id: str):
                 for tid, t in islice(topics.items(), limit)
             ],
             "service_total": len(services),
+            "rows_all": rows_all,
             "topic_total": len(topics),
             # every service's slug now: the script tells from them which rows of a past
             # moment can still be edited

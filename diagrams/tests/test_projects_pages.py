@@ -417,6 +417,13 @@ def test_the_view_drawn_in_the_page_is_named_there_as_the_script_names_it(browse
     assert f"The graph shows {at[:16].replace('T', ' ')} UTC; answers are about" in html
     assert re.search(f'<input [^>]*data-at [^>]*value="{at[:19]}">', html)
 
+    # a moment still to come: the project now, which the script also says "then" of
+    html = browser.get(base + "?at=2999-01-01T00:00:00Z").content.decode()
+    assert re.search(r"data-service-count[^>]*>2 services then</span>", html)
+    # the first paint waits for the page to be parsed, but for a page of every row
+    assert 'rel="expect"' in html and 'id="page-end"' in html
+    assert 'rel="expect"' not in browser.get(base + "?rows=all").content.decode()
+
     # a service deleted since, focused now: named by its last name in the page's history
     assert browser.delete(f"/v1/projects/{project.id}/services/old-mailer").status_code == 204
     html = browser.get(base + "?focus=service--old-mailer").content.decode()

@@ -206,3 +206,115 @@ def test_back_and_forward_step_through_the_views_of_a_shared_page(browser, demo,
     assert asked(page) == {"filteredIds": chosen, "depth": "1"}
     assert errors == []
     context.close()
+
+
+def test_back_then_forward_at_once_shows_the_entry_gone_to(browser, demo):
+    """Back asks for a drawing; Forward, before it came, used to be taken for the view on
+    screen and asked nothing: the late drawing of Back then showed, and was pushed as a new
+    entry over the one Forward went to."""
+    context, page, errors = member_page(browser, demo)
+    name = page.locator("[data-focus-name]")
+    focus_from_table(page, "service--checkout")
+    expect(name).to_have_text("Checkout")
+    settled(page)
+    focus_from_table(page, "service--cart")
+    expect(name).to_have_text("Cart")
+    settled(page)
+    opened = entries(page)
+
+    held = []
+    page.route(re.compile(r".*/graph/svg\?.*"), lambda route, request: held.append(route))
+    page.go_back()  # to Checkout: its drawing held back
+    expect(page).to_have_url(re.compile(r"focus=service--checkout"))
+    page.go_forward()  # to Cart again, before Checkout's drawing came
+    expect(page).to_have_url(re.compile(r"focus=service--cart"))
+    page.wait_for_timeout(200)
+    for route in held:  # Checkout's drawing, then Cart's
+        route.continue_()
+    settled(page)
+    page.wait_for_timeout(300)
+    expect(name).to_have_text("Cart")
+    assert asked(page)["focus"] == "service--cart"
+    assert entries(page) == opened
+    assert errors == []
+    context.close()
+
+
+def test_a_drawing_that_fails_after_back_leaves_the_history_as_it_was(browser, demo):
+    context, page, errors = member_page(browser, demo)
+    name = page.locator("[data-focus-name]")
+    focus_from_table(page, "service--checkout")
+    settled(page)
+    focus_from_table(page, "service--cart")
+    expect(name).to_have_text("Cart")
+    settled(page)
+    opened = entries(page)
+
+    page.route(re.compile(r".*/graph/svg\?.*"), lambda route, request: route.abort())
+    page.go_back()
+    expect(page.locator("[data-status]")).not_to_have_text("")  # the failure, said
+    expect(name).to_have_text("Cart")  # still on screen, and said so
+    assert asked(page)["focus"] == "service--checkout"  # the entry Back went to
+    assert entries(page) == opened  # nothing pushed over Forward's entry
+    page.unroute(re.compile(r".*/graph/svg\?.*"))
+    page.go_forward()
+    assert asked(page)["focus"] == "service--cart"
+    assert errors == []
+    context.close()
+
+
+def test_a_frame_opened_on_a_small_focus_takes_the_whole_projects_height_after(browser, demo):
+    """The frame's bounds in the stylesheet were the first drawing's: after an address
+    focused on one small service, the whole project (Back, show all) stayed as low."""
+    context, page, errors = member_page(browser, demo)
+    whole = page.locator(".graph-stage").bounding_box()["height"]
+    context.close()
+    context, page, errors = member_page(browser, demo, "?focus=category--fulfilment&depth=0")
+    small = page.locator(".graph-stage").bounding_box()["height"]
+    page.locator("[data-clear-focus]").click()
+    expect(page.locator("[data-focus-name]")).to_have_text("whole project")
+    settled(page)
+    # the whole drawing's bounds (4,242 units wide), then its height
+    expect(page.locator(".graph-stage")).to_have_attribute("style", re.compile(r"--graph-w: 4242;"))
+    page.wait_for_timeout(100)
+    assert page.locator(".graph-stage").bounding_box()["height"] == pytest.approx(whole, abs=1)
+    assert small != pytest.approx(whole, abs=1)  # (else this would show nothing)
+    assert errors == []
+    context.close()
+
+
+def test_a_shared_page_names_a_category_focus_as_its_show_menu_does(browser, demo):
+    """The server named it "Payments & Billing"; the script, with no names on a shared page,
+    renamed it to its id's tail as it ran, and after every Back."""
+    from diagrams.tests.helpers import new_project, new_service, post
+
+    client = demo["client"]
+    project = new_project(client, "Named")
+    for name, category in (("Ledger", "Payments & Billing"), ("Mailer", "Mail")):
+        new_service(
+            client, project, {"name": name, "category": category, "produces": [{"name": "t"}]}
+        )
+    entities = client.get(f"/v1/projects/{project}/entities").json()
+    category = next(i for i, c in entities["categories"].items() if c["name"].startswith("Pay"))
+    token = post(client, f"/v1/projects/{project}/public-share-token").json()["token"]
+
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{demo['url']}/share/{token}/?filteredIds={category}&depth=0")
+    name = page.locator("[data-focus-name]")
+    expect(name).to_have_text("Payments & Billing")
+    expect(page.locator(".graph-stage g.node").first).to_be_attached()
+    page.wait_for_timeout(300)  # the scripts have run
+    expect(name).to_have_text("Payments & Billing")
+
+    page.locator("[data-clear-focus]").click()
+    expect(name).to_have_text("whole project")
+    settled(page)
+    page.go_back()
+    expect(page).to_have_url(re.compile(re.escape(category)))
+    settled(page)
+    expect(name).to_have_text("Payments & Billing")
+    assert errors == []
+    context.close()

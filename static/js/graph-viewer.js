@@ -143,6 +143,12 @@
     var svg = this.svg();
     if (!svg) return;
     this.full = viewBoxOf(svg);
+    if (fresh && this.stage.classList.contains("graph-ratio")) {
+      // the stylesheet's bounds of the frame (1:1, readable) are the drawing's shown: the
+      // first one's capped the whole project, after a focused address, at its own height
+      this.stage.style.setProperty("--graph-w", String(this.full.w));
+      this.stage.style.setProperty("--graph-h", String(this.full.h));
+    }
     svg.setAttribute("width", "100%");  // until apply() sizes it with its overscan
     svg.setAttribute("height", "100%");
     svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
@@ -604,7 +610,11 @@
         if ("service--" + pastEvents[i].slug === id) return pastEvents[i].name;
       }
     }
-    return null;
+    // a shared page has no names of its own: those its Show menu lists (as the server
+    // named the focus in the page)
+    var option = document.querySelector('[data-group-filter] option[value="' + CSS.escape(id) +
+                                        '"][data-name]:not([data-shown-focus])');
+    return option ? option.getAttribute("data-name") : null;
   }
   Viewer.prototype.nameOf = function (ids, given) {
     if (given) return given;
@@ -637,7 +647,8 @@
 
   /* Every control shows the state on screen (not the one last asked for, which may have
      failed or been overtaken), then the page hears of it. */
-  Viewer.prototype.showState = function () {
+  // `failed`: the drawing asked for could not be shown; this is the one still on screen
+  Viewer.prototype.showState = function (failed) {
     var root = this.root, shown = this.shown;
     var name = root.querySelector("[data-focus-name]");
     var kind = root.querySelector("[data-focus-kind]");
@@ -663,7 +674,7 @@
     if (at) at.value = shown.at ? shown.at.slice(0, 19) : "";
     root.dispatchEvent(new CustomEvent("archsvc:shown", { bubbles: true, detail: {
       focus: shown.focus, name: shown.focus ? this.nameOf(shown.focus, shown.focusName) : "",
-      kind: kindName, depth: shown.depth, at: shown.at,
+      kind: kindName, depth: shown.depth, at: shown.at, failed: failed === true,
       nodes: this.nodes || [] } }));  // every box, those a big drawing keeps out of the page too
   };
 
@@ -720,7 +731,7 @@
         // the graph on screen is still the last one shown: so are the controls
         self.focus = self.shown.focus; self.focusName = self.shown.focusName;
         self.depth = self.shown.depth; self.at = self.shown.at;
-        self.showState();
+        self.showState(true);
       });
   };
 

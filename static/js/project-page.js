@@ -645,7 +645,8 @@
   var VIEW_KEYS = ["focus", "depth", "at"];
   var settling = true;  // the page's first view, its address's, is not shown yet
   function remember(state) {
-    if (!window.history.replaceState) return;
+    // a drawing that could not be shown leaves the address and the history as they are
+    if (!window.history.replaceState || state.failed) return;
     var query = new URLSearchParams(window.location.search);
     var another = (query.get("focus") || "") !== (state.focus || "") || !query.get("at") !== !state.at;
     VIEW_KEYS.forEach(function (key) { query.delete(key); });
@@ -673,12 +674,11 @@
   var asked = new URLSearchParams(window.location.search);
   var view = viewOf(window.location.search);
   // Back and Forward: the graph shows the view of the entry the browser went to (Find keeps
-  // what it holds: it narrows the tables, it is not a place to go back to)
+  // what it holds: it narrows the tables, it is not a place to go back to). Asked even when
+  // it is the view shown: another may be on its way (Back, then Forward at once)
   window.addEventListener("popstate", function () {
     var wanted = viewOf(window.location.search);
     rememberFind();
-    if (wanted.focus === shown.focus && wanted.at === shown.at &&
-        (!wanted.focus || (wanted.depth || "1") === String(shown.depth || "1"))) return;
     wanted.whole = true;
     document.dispatchEvent(new CustomEvent("archsvc:view", { detail: wanted }));
   });

@@ -24,7 +24,8 @@
   }
   var settling = true;  // the view the server drew, from the address
   function remember(state) {
-    if (!window.history.replaceState) return;
+    // a drawing that could not be shown leaves the address and the history as they are
+    if (!window.history.replaceState || state.failed) return;
     var params = new URLSearchParams(window.location.search);
     var another = (params.get("filteredIds") || "") !== (state.focus || "");
     VIEW_KEYS.forEach(function (key) { params.delete(key); });
@@ -35,9 +36,7 @@
     if (another && !settling) window.history.pushState(null, "", address);
     else window.history.replaceState(window.history.state, "", address);
   }
-  var shown = { focus: "", depth: "1" };  // what the viewer shows
   function follow(state) {
-    shown = { focus: state.focus || "", depth: String(state.depth || "1") };
     menu.show(state);
     var params = query(state).toString();
     download.href = svgUrl + (params ? "?" + params : "");
@@ -49,13 +48,18 @@
   var name = viewerRoot.querySelector("[data-focus-name]");
   follow({ focus: focus, name: focus && name ? name.textContent : "", depth: viewerRoot.getAttribute("data-depth") });
   settling = false;
-  // Back and Forward: the graph shows the view of the entry the browser went to
+  // Back and Forward: the graph shows the view of the entry the browser went to (asked even
+  // when it is the view shown: another may be on its way). A focus of several ids, as the
+  // server reads filteredIds: each well-formed one, in order
   window.addEventListener("popstate", function () {
     var params = new URLSearchParams(window.location.search);
-    var wanted = params.get("filteredIds") || "", depth = params.get("depth") || "1";
-    if (!/^(service|messaging|category|owner|flow)--[a-z0-9][a-z0-9_-]*$/.test(wanted)) wanted = "";
+    var wanted = params.getAll("filteredIds").join(",").split(",").map(function (id) {
+      return id.trim();
+    }).filter(function (id) {
+      return /^(service|messaging|category|owner|flow)--[a-z0-9_-]+$/.test(id);
+    }).join(",");
+    var depth = params.get("depth") || "1";
     if (!/^[0-5]$/.test(depth)) depth = "1";
-    if (wanted === shown.focus && (!wanted || depth === shown.depth)) return;
     document.dispatchEvent(new CustomEvent("archsvc:view", { detail: { focus: wanted, depth: depth, whole: true } }));
   });
 })();
