@@ -247,6 +247,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument(
+        "--big",
+        type=int,
+        default=3000,
+        help="and a project of this many services (domains-N), too big a graph to inline "
+        "(the page fetches it); 0 for none",
+    )
     args = parser.parse_args()
     database = f"sqlite:///{Path(tempfile.mkdtemp()) / 'layout_shift.sqlite3'}"
     os.environ["DATABASE_URL"] = database
@@ -263,8 +270,8 @@ def main() -> None:
     from diagrams.selectors import project_entities_cached
     from diagrams.sharing import share_token_rotate
 
-    _, membership = seed([])  # migrate and seed_demo; no other project
-    project = Project.objects.get(organization=membership.organization)
+    big, membership = seed([args.big] if args.big else [])  # migrate, seed_demo, domains-N
+    project = Project.objects.exclude(id__in=big.values()).get(organization=membership.organization)
     categories = project_entities_cached(project=project)["categories"]
     assert FOCUS in categories, (FOCUS, sorted(categories))
     token = share_token_rotate(actor=actor_for_membership(membership), project_id=project.id).token
@@ -287,6 +294,14 @@ def main() -> None:
             False,
         ),
     ]
+    for size, big_id in big.items():
+        big_token = share_token_rotate(
+            actor=actor_for_membership(membership), project_id=big_id
+        ).token
+        pages += [
+            (f"project page, {size:,} services (graph fetched)", f"/projects/{big_id}/", True),
+            (f"shared page, {size:,} services (graph fetched)", f"/share/{big_token}/", False),
+        ]
     env = {"DATABASE_URL": database, "RATE_LIMIT_ENABLED": "0"}
     with AppServer(env=env, workers=2) as server:
         rows = run(server.url, cookie, pages, args.repeat)
@@ -312,7 +327,14 @@ def main() -> None:
         *table,
         "",
         "Debian's Chromium, headless and drawn in software (no GPU); the demo project "
-        "(seed_demo, 20 services) served by gunicorn (2 workers, SQLite); the project page "
+        "(seed_demo, 20 services)"
+        + (
+            f" and a project of {args.big:,} services (domains-{args.big}, whose drawing is "
+            "too big to inline: the page fetches it from the API)"
+            if args.big
+            else ""
+        )
+        + " served by gunicorn (2 workers, SQLite); the project page "
         "as its member sees it, the shared page as anyone. Each load is a first visit (a new "
         "browser context, nothing cached; one load of each address beforehand fills the "
         "server's render cache and is not counted), at 1280 x 800 or as a phone (390 x 844, "
