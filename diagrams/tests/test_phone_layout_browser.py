@@ -281,3 +281,43 @@ def test_the_share_link_takes_a_phones_width_so_its_token_shows(browser, shop):
     assert copy["y"] >= box["y"] + box["height"]  # Copy under it, not squeezing it
     assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
     context.close()
+
+
+def test_on_a_phone_a_changes_field_is_above_its_before_and_after(browser, shop, factory):
+    """As three columns a topic's name had some 105 pixels, and broke after each dot
+    ("payments. / settled"). The field's name now has a line of its own, Before and After
+    side by side under it, each name whole; a screen reader still reads a table."""
+    from django.test import Client
+
+    client = Client()
+    client.cookies["__session"] = shop["session"]
+    body = {
+        "name": "Checkout",
+        "consumes": [{"name": "cart.events"}, {"name": "payments.settled"}],
+        "produces": [{"name": "orders.placed"}, {"name": "orders.cancelled"}],
+    }
+    assert put(client, f"/v1/projects/{shop['project']}/services/checkout", body).status_code == 200
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/history/")
+    table = page.locator(".history-diff").first
+    row = table.locator("tbody tr", has=page.locator("th", has_text="produces"))
+    field, before, after = (row.locator(":scope > *").nth(i).bounding_box() for i in range(3))
+    assert field["y"] < before["y"] and before["y"] == pytest.approx(after["y"], abs=1)
+    assert before["x"] < after["x"] and field["width"] > before["width"] + after["width"] - 2
+    lines = row.locator("td div").evaluate_all(
+        """divs => divs.map(d => { const tops = new Set(); let seen = "";
+        for (const node of d.childNodes) {  // the name's text, not the unseen "added: "
+          if (node.nodeType !== 3) continue;
+          seen += node.textContent;
+          const range = document.createRange(); range.selectNodeContents(node);
+          for (const r of range.getClientRects()) tops.add(Math.round(r.top));
+        }
+        return [seen, tops.size]; })"""
+    )
+    assert ["orders.cancelled", 1] in lines, lines
+    assert [text for text, n in lines if n > 1] == []
+    assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
+    tree = context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]
+    roles = [n["role"]["value"] for n in tree if not n.get("ignored") and "role" in n]
+    assert roles.count("rowheader") >= 3 and roles.count("columnheader") >= 3
+    context.close()
