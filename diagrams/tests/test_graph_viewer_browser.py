@@ -222,7 +222,8 @@ def test_an_address_asking_for_a_view_opens_on_it_without_asking_again(browser, 
     """A link to a focus at a moment (the history page's, a colleague's) opened on an empty
     frame, and the script fetched the view: a wait, then the page moved. The server draws
     it in the page, and the controls say what it is before anything else is asked."""
-    then = (timezone.now() - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # (seconds other than 0: a datetime-local input shows 04:20:00 as 04:20)
+    then = (timezone.now() - timedelta(days=30)).replace(second=17).strftime("%Y-%m-%dT%H:%M:%SZ")
     context, page, errors = member_page(browser, demo, viewport=DESKTOP)
     asked = []
     page.on("request", lambda request: "/graph/svg" in request.url and asked.append(request.url))

@@ -321,3 +321,19 @@ def test_on_a_phone_a_changes_field_is_above_its_before_and_after(browser, shop,
     roles = [n["role"]["value"] for n in tree if not n.get("ignored") and "role" in n]
     assert roles.count("rowheader") >= 3 and roles.count("columnheader") >= 3
     context.close()
+
+
+def test_on_a_laptop_a_changes_field_column_is_narrow_and_a_wrapped_item_indented(browser, shop):
+    """The Field column asked for `clamp(7.5rem, 28%, 11rem)`, which Chromium takes as no
+    width on a table's column: the three columns came out equal, a field's name alone in a
+    third of the table. A value's line that wraps goes on indented: one topic, not two."""
+    context, page = member_page(browser, shop, DESKTOP)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/history/")
+    heads = page.locator(".history-diff").first.locator("thead th")
+    field, before = heads.nth(0).bounding_box(), heads.nth(1).bounding_box()
+    assert field["width"] < 0.5 * before["width"], (field, before)
+    indent = page.locator(".history-changes td > div").first.evaluate(
+        "d => [getComputedStyle(d).textIndent, getComputedStyle(d).paddingLeft]"
+    )
+    assert indent == ["-16px", "16px"]
+    context.close()

@@ -318,3 +318,42 @@ def test_a_shared_page_names_a_category_focus_as_its_show_menu_does(browser, dem
     expect(name).to_have_text("Payments & Billing")
     assert errors == []
     context.close()
+
+
+def test_the_keyboard_down_the_show_menu_adds_one_entry(browser, demo):
+    """Each option the arrow keys pass is a view: each was an entry, so Back went one
+    option up, and a member scanning twenty options needed twenty Backs."""
+    context, page, errors = member_page(browser, demo)
+    opened = entries(page)
+    menu = page.locator("[data-group-filter]")
+    menu.focus()
+    for _ in range(4):
+        page.keyboard.press("ArrowDown")
+    chosen = menu.input_value()
+    expect(page).to_have_url(re.compile(f"focus={re.escape(chosen)}"))
+    settled(page)
+    assert entries(page) == opened + 1
+    page.go_back()
+    expect(page.locator("[data-focus-name]")).to_have_text("whole project")
+    assert errors == []
+    context.close()
+
+
+def test_back_shows_the_graph_it_redraws(browser, demo):
+    """The browser brings back where the page was scrolled when the entry was left: under
+    the graph (a name clicked in the Topics table), so Back seemed to do nothing."""
+    context, page, errors = member_page(browser, demo)
+    focus_from_table(page, "service--checkout")
+    settled(page)
+    topic = page.locator('[data-entity-lists] [data-focus-id="messaging--stock-low"]').first
+    topic.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    topic.click()  # the page goes up to the graph
+    expect(page.locator("[data-focus-name]")).to_have_text("stock.low")
+    settled(page)
+    page.wait_for_timeout(800)  # the smooth scroll up has ended
+    page.go_back()
+    expect(page.locator("[data-focus-name]")).to_have_text("Checkout")
+    expect(page.locator(".graph-stage")).to_be_in_viewport(ratio=0.5)
+    assert errors == []
+    context.close()
