@@ -357,3 +357,19 @@ def test_back_shows_the_graph_it_redraws(browser, demo):
     expect(page.locator(".graph-stage")).to_be_in_viewport(ratio=0.5)
     assert errors == []
     context.close()
+
+
+def test_back_to_the_whole_project_shows_the_depth_its_address_opens_with(browser, demo):
+    """The disabled Depth kept the last focus's 2, and the next box clicked was focused at
+    2, where the same address opened anew shows 1."""
+    context, page, errors = member_page(browser, demo)
+    focus_from_table(page, "service--checkout")
+    settled(page)
+    page.locator("[data-depth-select]").select_option("2")
+    expect(page).to_have_url(re.compile(r"depth=2"))
+    settled(page)
+    page.go_back()
+    expect(page.locator("[data-focus-name]")).to_have_text("whole project")
+    expect(page.locator("[data-depth-select]")).to_have_value("1")
+    assert errors == []
+    context.close()

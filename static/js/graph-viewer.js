@@ -824,6 +824,7 @@
       } else if (detail.whole && focusable) {
         change.focus = "";
         change.focusName = "";
+        change.depth = "1";  // as the same address opened anew: the depth of no focus
       }
       if (detail.at && viewer.history) change.at = detail.at;
       else if (detail.whole && viewer.history) change.at = "";
