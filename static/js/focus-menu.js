@@ -35,3 +35,38 @@ window.ArchsvcFocusMenu = function (select) {
     }
   };
 };
+
+/* The address of a page's view (the project page's ?focus=&depth=&at=, a shared page's
+   ?filteredIds=&depth=), shared by both pages: `write(search, another)` makes `search` the
+   address, a new entry of the browser's history when the view is `another` subject, else
+   the entry shown rewritten; the keyboard going down the Show menu (`select`: each option a
+   view) adds one entry, not one an option: a choice there within a second of the last
+   entry pushed from it takes that entry's place. `went()`, on Back and Forward: the browser
+   brings back, after the event, where the page was scrolled when the entry was left (under
+   the graph, at a table's name): the change is the graph's, so it is brought into view. */
+window.ArchsvcViewHistory = function (select, viewerRoot) {
+  "use strict";
+  var PUSH_APART = 1000, pushed = 0, pushedFromMenu = false;
+  return {
+    write: function (search, another) {
+      if (search === window.location.search) return;
+      var address = window.location.pathname + search + window.location.hash;
+      var fromMenu = !!select && document.activeElement === select;
+      if (another && !(fromMenu && pushedFromMenu && Date.now() - pushed < PUSH_APART)) {
+        window.history.pushState(null, "", address);
+        pushed = Date.now();
+        pushedFromMenu = fromMenu;
+      } else {
+        window.history.replaceState(window.history.state, "", address);
+      }
+    },
+    went: function () {
+      pushed = 0;
+      window.requestAnimationFrame(function () {
+        var box = viewerRoot.getBoundingClientRect();
+        var seen = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
+        if (seen < Math.min(box.height, window.innerHeight) / 2) viewerRoot.scrollIntoView({ block: "start" });
+      });
+    }
+  };
+};

@@ -644,9 +644,7 @@
   // a new depth, or another moment of the past, rewrites the entry shown.
   var VIEW_KEYS = ["focus", "depth", "at"];
   var settling = true;  // the page's first view, its address's, is not shown yet
-  // the keyboard going down the Show menu (each option a view) adds one entry, not one an
-  // option: a choice there within a second of the last one pushed from it takes its entry
-  var PUSH_APART = 1000, pushed = 0, pushedFromMenu = false;
+  var viewHistory = window.ArchsvcViewHistory(group, viewerRoot);
   function remember(state) {
     // a drawing that could not be shown leaves the address and the history as they are
     if (!window.history.replaceState || state.failed) return;
@@ -658,17 +656,7 @@
       if (state.depth !== undefined && state.depth !== "") query.set("depth", String(state.depth));
     }
     if (state.at) query.set("at", state.at);
-    var search = query.toString() ? "?" + query : "";
-    if (search === window.location.search) return;
-    var address = window.location.pathname + search + window.location.hash;
-    var fromMenu = !!group && document.activeElement === group;
-    if (another && !settling && !(fromMenu && pushedFromMenu && Date.now() - pushed < PUSH_APART)) {
-      window.history.pushState(null, "", address);
-      pushed = Date.now();
-      pushedFromMenu = fromMenu;
-    } else {
-      window.history.replaceState(window.history.state, "", address);
-    }
+    viewHistory.write(query.toString() ? "?" + query : "", another && !settling);
   }
   // the view an address asks for, of what this page can show
   function viewOf(search) {
@@ -679,11 +667,6 @@
     if (!/^[0-5]$/.test(view.depth)) view.depth = "";
     return view;
   }
-  function graphOutOfView() {
-    var box = viewerRoot.getBoundingClientRect();
-    var seen = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
-    return seen < Math.min(box.height, window.innerHeight) / 2;
-  }
   // what the address asks for, read before anything is shown (showing rewrites it)
   var asked = new URLSearchParams(window.location.search);
   var view = viewOf(window.location.search);
@@ -693,12 +676,7 @@
   window.addEventListener("popstate", function () {
     var wanted = viewOf(window.location.search);
     rememberFind();
-    pushed = 0;
-    // the browser brings back where the page was scrolled when the entry was left (after
-    // this event): the change is the graph's, in view
-    window.requestAnimationFrame(function () {
-      if (graphOutOfView()) viewerRoot.scrollIntoView({ block: "start" });
-    });
+    viewHistory.went();
     wanted.whole = true;
     document.dispatchEvent(new CustomEvent("archsvc:view", { detail: wanted }));
   });

@@ -23,8 +23,7 @@
     return params;
   }
   var settling = true;  // the view the server drew, from the address
-  // the keyboard down the Show menu: one entry (project-page.js)
-  var PUSH_APART = 1000, pushed = 0, pushedFromMenu = false;
+  var viewHistory = window.ArchsvcViewHistory(select, viewerRoot);
   function remember(state) {
     // a drawing that could not be shown leaves the address and the history as they are
     if (!window.history.replaceState || state.failed) return;
@@ -32,17 +31,7 @@
     var another = (params.get("filteredIds") || "") !== (state.focus || "");
     VIEW_KEYS.forEach(function (key) { params.delete(key); });
     query(state).forEach(function (value, key) { params.set(key, value); });
-    var search = params.toString() ? "?" + params : "";
-    if (search === window.location.search) return;
-    var address = window.location.pathname + search + window.location.hash;
-    var fromMenu = document.activeElement === select;
-    if (another && !settling && !(fromMenu && pushedFromMenu && Date.now() - pushed < PUSH_APART)) {
-      window.history.pushState(null, "", address);
-      pushed = Date.now();
-      pushedFromMenu = fromMenu;
-    } else {
-      window.history.replaceState(window.history.state, "", address);
-    }
+    viewHistory.write(params.toString() ? "?" + params : "", another && !settling);
   }
   function follow(state) {
     menu.show(state);
@@ -68,13 +57,7 @@
     }).join(",");
     var depth = params.get("depth") || "1";
     if (!/^[0-5]$/.test(depth)) depth = "1";
-    pushed = 0;
-    window.requestAnimationFrame(function () {  // the change is the graph's: in view
-      var box = viewerRoot.getBoundingClientRect();
-      if (Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0) < Math.min(box.height, window.innerHeight) / 2) {
-        viewerRoot.scrollIntoView({ block: "start" });
-      }
-    });
+    viewHistory.went();
     document.dispatchEvent(new CustomEvent("archsvc:view", { detail: { focus: wanted, depth: depth, whole: true } }));
   });
 })();
