@@ -427,6 +427,11 @@ def project_page(request, project_id: str):
         # services, and leaving it to the script moved the page under the reader once the
         # drawing came (layout shift 0.125)
         at = _asked_moment(asked["at"]) if asked and asked["at"] else None
+        if at and is_current(at):
+            # a moment still to come is the project as it is now (as the API reads it): the
+            # page shows now, as it does for one typed into As of, not "as of 2030" with
+            # "20 services then"
+            asked, at = (dict(asked, at="") if asked["focus"] else None), None
         svg = (
             b""
             if at is False
@@ -491,11 +496,8 @@ def project_page(request, project_id: str):
             "at_minute": drawn["at"][:16].replace("T", " ") if drawn else "",
             # the count of a past moment drawn, as the script says it ("3 services then"):
             # written by the script alone, it moved the links beside it
-            # (a moment still to come too: the script says "then" of any moment asked)
             "count_then": (
-                live_snapshots(project=project, at=None if is_current(at) else at).count()
-                if drawn and drawn["at"]
-                else None
+                live_snapshots(project=project, at=at).count() if drawn and drawn["at"] else None
             ),
             "timeline": timeline,
             # the slider's events are the whole history: the tables' past rows can tell

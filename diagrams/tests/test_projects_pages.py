@@ -417,9 +417,17 @@ def test_the_view_drawn_in_the_page_is_named_there_as_the_script_names_it(browse
     assert f"The graph shows {at[:16].replace('T', ' ')} UTC; answers are about" in html
     assert re.search(f'<input [^>]*data-at [^>]*value="{at[:19]}">', html)
 
-    # a moment still to come: the project now, which the script also says "then" of
+    # a moment still to come (a hand-edited address): the project now, shown as now, as a
+    # moment to come typed into As of is; with a focus, the focus alone
     html = browser.get(base + "?at=2999-01-01T00:00:00Z").content.decode()
-    assert re.search(r"data-service-count[^>]*>2 services then</span>", html)
+    assert re.search(r"data-service-count[^>]*>2 services</span>", html)
+    assert re.search(r"data-chat-past hidden></p>", html)
+    assert re.search(r'<input [^>]*data-at [^>]*"Show the project as of this time \(UTC\)">', html)
+    assert "data-asked" not in html
+    html = browser.get(base + "?at=2999-01-01T00:00:00Z&focus=category--core").content.decode()
+    assert toolbar(html) == "Focus: category core show all"
+    assert re.search(r"data-service-count[^>]*>2 services</span>", html)
+    assert "data-view-at" not in html
     # the first paint waits for the page to be parsed, but for a page of every row
     assert 'rel="expect"' in html and 'id="page-end"' in html
     assert 'rel="expect"' not in browser.get(base + "?rows=all").content.decode()

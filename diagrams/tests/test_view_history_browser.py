@@ -169,6 +169,35 @@ def test_a_page_opened_on_an_asked_view_adds_no_entry_and_back_returns_to_it(bro
     context.close()
 
 
+def test_an_address_asking_for_a_moment_to_come_opens_now_and_says_so(browser, demo):
+    """A hand-edited (or long-kept) address with a moment still to come showed "as of
+    2999" with "N services then" over the project as it is now; a moment to come typed into
+    As of shows now. The address opens now too, and says so: the moment leaves it."""
+    context, page, errors = member_page(browser, demo)
+    count = page.locator("[data-service-count]").inner_text()
+    plain = entries(page)
+    context.close()
+    for address, focus in (
+        ("?at=2999-01-01T00:00:00Z", {}),
+        (
+            "?focus=category--fulfilment&depth=2&at=2999-01-01T00:00:00Z",
+            {"focus": "category--fulfilment", "depth": "2"},
+        ),
+    ):
+        context, page, errors = member_page(browser, demo, address)
+        settled(page)
+        expect(page).not_to_have_url(re.compile(r"at="))
+        assert asked(page) == focus
+        assert page.locator("[data-service-count]").inner_text() == count  # no "then"
+        assert page.locator("[data-at]").input_value() == ""
+        assert page.locator("[data-chat-past]").is_hidden()
+        if focus:
+            expect(page.locator("[data-focus-name]")).to_have_text("fulfilment")
+        assert entries(page) == plain  # the address rewritten, not a new entry
+        assert errors == []
+        context.close()
+
+
 @pytest.fixture
 def share_token(demo):
     response = demo["client"].post(f"/v1/projects/{demo['project']}/public-share-token")

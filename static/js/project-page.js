@@ -663,6 +663,8 @@
     var asked = new URLSearchParams(search);
     var view = { at: asked.get("at") || "", focus: asked.get("focus") || "", depth: asked.get("depth") || "" };
     if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/.test(view.at)) view.at = "";
+    // a moment still to come is the project as it is now, as when one is typed into As of
+    if (Date.parse(view.at) > Date.now()) view.at = "";
     if (!/^(service|messaging|category|owner|flow)--[a-z0-9][a-z0-9_-]*$/.test(view.focus)) view.focus = "";
     if (!/^[0-5]$/.test(view.depth)) view.depth = "";
     return view;
@@ -670,6 +672,12 @@
   // what the address asks for, read before anything is shown (showing rewrites it)
   var asked = new URLSearchParams(window.location.search);
   var view = viewOf(window.location.search);
+  if (asked.get("at") && Date.parse(asked.get("at")) > Date.now()) {
+    // the address says what is shown: now (a link or bookmark to a moment to come, which
+    // the server shows as now too)
+    asked.delete("at");
+    viewHistory.write(asked.toString() ? "?" + asked : "", false);
+  }
   // Back and Forward: the graph shows the view of the entry the browser went to (Find keeps
   // what it holds: it narrows the tables, it is not a place to go back to). Asked even when
   // it is the view shown: another may be on its way (Back, then Forward at once)
