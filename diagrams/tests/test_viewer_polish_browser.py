@@ -635,6 +635,59 @@ def test_a_long_focus_name_keeps_the_graph_controls_on_one_row(browser, demo):
     context.close()
 
 
+def test_the_show_menu_shows_a_focus_chosen_in_the_tables_whole_and_keeps_its_row(
+    browser, demo
+):
+    """A topic focused from the Topics table is the Show menu's choice: it read "orders.placed
+    (topi" in a menu of 11.5 rem, with half the row empty beside it at a laptop's width."""
+    context, page, errors = project_page(browser, demo)
+    menu = page.locator("[data-group-filter]")
+    tools = page.locator("[data-project-tools]")
+    stage = page.locator(".graph-stage")
+
+    def placed():  # the row's height, and where the graph starts on the page
+        return tools.bounding_box()["height"], stage.evaluate(
+            "stage => stage.getBoundingClientRect().top + window.scrollY"
+        )
+
+    at_rest = placed()
+    page.locator('[data-entity-lists] [data-focus-id="messaging--orders-placed"]').first.click()
+    expect(menu).to_have_value("messaging--orders-placed")
+    settled(page)
+    text, room = menu.evaluate(
+        """menu => { const style = getComputedStyle(menu), text = menu.selectedOptions[0].text;
+            const measure = document.createElement("canvas").getContext("2d");
+            measure.font = style.font;
+            return [text, menu.clientWidth - parseFloat(style.paddingLeft)
+                    - parseFloat(style.paddingRight) - 16 - measure.measureText(text).width]; }"""
+    )
+    assert text == "orders.placed (topic)"
+    assert room >= 0, room  # the text and the menu's arrow fit
+    assert placed() == at_rest
+
+    # a name longer than the row has room for is cut at its end, and moves nothing
+    long_name = "customer-notification.preferences.updated.v2.of.the.customer-account"
+    page.evaluate(
+        """name => document.dispatchEvent(new CustomEvent("archsvc:focus",
+            {detail: {id: "messaging--shipments-dispatched", name: name}}))""",
+        long_name,
+    )
+    expect(menu).to_have_value("messaging--shipments-dispatched")
+    settled(page)
+    assert placed() == at_rest
+    apart = page.evaluate(  # at once: the page may still be scrolling the graph into view
+        """() => ["[data-timeline]", "[data-copy-mermaid]"].map(other =>
+            document.querySelector(other).getBoundingClientRect().top
+            - document.querySelector("[data-group-filter]").getBoundingClientRect().top)"""
+    )
+    assert all(abs(gap) < 20 for gap in apart), apart  # Time travel and Copy share its row
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert menu.bounding_box()["x"] + menu.bounding_box()["width"] <= 390
+    assert errors == []
+    context.close()
+
+
 def test_the_show_menu_lists_the_groups_of_the_moment_shown(browser, demo):
     made = post(
         demo["client"],
