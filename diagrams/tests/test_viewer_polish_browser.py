@@ -635,9 +635,7 @@ def test_a_long_focus_name_keeps_the_graph_controls_on_one_row(browser, demo):
     context.close()
 
 
-def test_the_show_menu_shows_a_focus_chosen_in_the_tables_whole_and_keeps_its_row(
-    browser, demo
-):
+def test_the_show_menu_shows_a_focus_chosen_in_the_tables_whole_and_keeps_its_row(browser, demo):
     """A topic focused from the Topics table is the Show menu's choice: it read "orders.placed
     (topi" in a menu of 11.5 rem, with half the row empty beside it at a laptop's width."""
     context, page, errors = project_page(browser, demo)
