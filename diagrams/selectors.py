@@ -279,6 +279,23 @@ def live_snapshots(*, project: Project, at: datetime | None = None) -> QuerySet[
     return ServiceSnapshot.objects.filter(pk__in=ids, deleted=False)
 
 
+def past_services_fate(*, project: Project, at: datetime) -> tuple[dict[str, str], set[str]]:
+    """For the tables of a past moment, by each service's slug at `at`: its slug now ("" once
+    deleted), where its editor is, and the slugs then of the services changed since (as the
+    graph outlines them). Three queries, whatever the size of the project."""
+    then = dict(live_snapshots(project=project, at=at).values_list("slug", "service_id"))
+    now = dict(live_snapshots(project=project).values_list("service_id", "slug"))
+    changed = set(
+        ServiceSnapshot.objects.filter(project=project, valid_from__gt=at)
+        .values_list("service_id", flat=True)
+        .distinct()
+    )
+    return (
+        {slug: now.get(service, "") for slug, service in then.items()},
+        {slug for slug, service in then.items() if service in changed},
+    )
+
+
 def services_at(*, project: Project, at: datetime | None = None) -> list[ServiceSnapshot]:
     """The live services of the project as of `at`, one snapshot each, by slug: one query.
     Sorted here, by code point, so that every database's collation gives the same order."""
@@ -612,15 +629,15 @@ def project_read_cached(
     )
 
 
-def project_entities_cached(*, project: Project) -> dict:
-    """The project's current ProjectEntities, through the render cache under the same key
-    as `GET .../entities` (one render serves the pages and the API). For the pages: on a
-    project of 1,000 services, building them took 45-100 ms of every page load; reading
-    the cached JSON back takes 7."""
+def project_entities_cached(*, project: Project, at: datetime | None = None) -> dict:
+    """The project's ProjectEntities (now, or as of `at`), through the render cache under
+    the same key as `GET .../entities` (one render serves the pages and the API). For the
+    pages: on a project of 1,000 services, building them took 45-100 ms of every page
+    load; reading the cached JSON back takes 7."""
     read = project_read_cached(
         project=project,
-        at=None,
+        at=at,
         kind="entities",
-        compute=lambda: project_entities_at(project=project),
+        compute=lambda: project_entities_at(project=project, at=at),
     )
     return json_value(read.body())

@@ -28,7 +28,7 @@ from diagrams.render_cache import RenderBudgetSpent, charge_renders_to
 from diagrams.selectors import (
     history_page,
     is_current,
-    live_snapshots,
+    past_services_fate,
     project_entities_cached,
     project_get,
     project_render,
@@ -268,6 +268,38 @@ def asked_view(request) -> dict | None:
     }
 
 
+_STAMP_LENGTHS = (16, 19, 23, 26)  # of _instant(): minute, second, millisecond, microsecond
+
+
+def _instant(at: str) -> str:
+    """A moment's text in one shape (seconds, six decimals, Z), as project-page.js's
+    instant(): so moments compare as text."""
+    match = re.fullmatch(r"(.{19})(\.\d+)?Z", at)
+    return match[1] + ((match[2] or ".") + "000000")[:7] + "Z" if match else at
+
+
+def _stamp(at: str, timeline: list[dict]) -> str:
+    """A moment as the page's labels say it (project-page.js's stamp()): to the minute, or
+    to the second (millisecond, microsecond) when a change of the timeline lies in the same
+    minute (second...) and is not the same instant."""
+    exact, precision = _instant(at), 0
+    for event in timeline:
+        other = _instant(event["at"])
+        while (
+            precision < len(_STAMP_LENGTHS) - 1
+            and other != exact
+            and other[: _STAMP_LENGTHS[precision]] == exact[: _STAMP_LENGTHS[precision]]
+        ):
+            precision += 1
+    return exact[: _STAMP_LENGTHS[precision]].replace("T", " ")
+
+
+def _with_rows_all(query) -> str:
+    query = query.copy()
+    query["rows"] = "all"
+    return query.urlencode()
+
+
 def _asked_moment(text: str):
     """The moment an address's `at` names, or False for one the calendar does not hold
     (2026-13-01): left to the page's script, which shows the API's word for it."""
@@ -470,7 +502,18 @@ def project_page(request, project_id: str):
     last_names = {f"service--{e['slug']}": e["name"] for e in reversed(timeline)}
     rows_all = request.GET.get("rows") == "all"
     limit = None if rows_all else TABLE_ROWS
-    services, topics = entities["services"], entities["topics"]
+    # the tables, the count and the Show menu's groups say what the graph shows: at a past
+    # moment drawn, the project then, each service's Edit under its slug now (none once
+    # deleted) and those changed since marked as the graph outlines them. Left to the
+    # script, the rows of now showed under the graph of then until it had read them, and
+    # the tables' columns moved as they came (bench/layout_shift.py)
+    past = at if drawn and drawn["at"] else None
+    if past:
+        listed = project_entities_cached(project=project, at=past)
+        editors, changed = past_services_fate(project=project, at=past)
+    else:
+        listed, editors, changed = entities, None, set()
+    services, topics = listed["services"], listed["topics"]
     return render(
         request,
         "diagrams/project.html",
@@ -478,7 +521,7 @@ def project_page(request, project_id: str):
             "project": project,
             # example questions about this project's own services and topics
             "ask_topic": consumed[0] if consumed else None,
-            "ask_service": next((e["name"] for e in services.values()), None),
+            "ask_service": next((e["name"] for e in entities["services"].values()), None),
             "credits": ai_credits_current(organization=actor.organization),
             "can_manage": actor.can_manage_project(created_by_ref=project.created_by_ref),
             "svg": "" if load else svg.decode(),
@@ -496,9 +539,9 @@ def project_page(request, project_id: str):
             "at_minute": drawn["at"][:16].replace("T", " ") if drawn else "",
             # the count of a past moment drawn, as the script says it ("3 services then"):
             # written by the script alone, it moved the links beside it
-            "count_then": (
-                live_snapshots(project=project, at=at).count() if drawn and drawn["at"] else None
-            ),
+            "count_then": len(services) if past else None,
+            "rows_at": drawn["at"] if past else "",
+            "tables_at": f" as of {_stamp(drawn['at'], timeline)} UTC" if past else "",
             "timeline": timeline,
             # the slider's events are the whole history: the tables' past rows can tell
             # every service's fate from them; when they are not, project-page.js reads older
@@ -512,6 +555,8 @@ def project_page(request, project_id: str):
                     "owner": e["owner"],
                     "consumes": [topics[t]["name"] for t in e["consumes"]],
                     "produces": [topics[t]["name"] for t in e["produces"]],
+                    "edit": editors.get(e["slug"], "") if past else e["slug"],
+                    "changed": e["slug"] in changed,
                 }
                 for sid, e in islice(services.items(), limit)
             ],
@@ -526,15 +571,17 @@ def project_page(request, project_id: str):
             ],
             "service_total": len(services),
             "rows_all": rows_all,
+            # Show all keeps the view the address asks for (a focus, a moment, Find)
+            "show_all": "?" + _with_rows_all(request.GET),
             "topic_total": len(topics),
             # every service's slug now: the script tells from them which rows of a past
             # moment can still be edited
-            "now_slugs": " ".join(e["slug"] for e in services.values()),
+            "now_slugs": " ".join(e["slug"] for e in entities["services"].values()),
             # every current entity's name by id: the chat names what an answer cites,
             # whatever the graph shows at that moment
             "entity_names": names,
             # the Show menu's groups, written here: hundreds of categories, owners and flows
             # were thousands of template lookups (a fifth of a 3,000-service page's time)
-            "group_options": _group_options(entities),
+            "group_options": _group_options(listed),
         },
     )

@@ -448,6 +448,73 @@ def test_the_view_drawn_in_the_page_is_named_there_as_the_script_names_it(browse
     )
 
 
+def test_a_past_moment_asked_for_comes_with_its_own_rows_marks_and_groups(browser):
+    """The tables under a graph of a past moment listed the rows of now until the script had
+    read the rows of then (and the columns moved as they came): they come with the page,
+    each service's Edit under its slug now (none once deleted), those changed since marked
+    as the graph outlines them, the Show menu's groups and the count of then."""
+    from django.utils import timezone
+
+    from diagrams.tests.helpers import new_service, put
+
+    create(browser, "Then")
+    project = Project.objects.get()
+    base = f"/projects/{project.id}/"
+    v1 = f"/v1/projects/{project.id}/services"
+    new_service(browser, project.id, {"name": "Ledger", "category": "core", "owner": "money"})
+    new_service(browser, project.id, {"name": "Mailer", "category": "comms"})
+    new_service(browser, project.id, {"name": "Steady", "produces": [{"name": "steady.ticked"}]})
+    then = timezone.now()
+    put(browser, f"{v1}/mailer", {"name": "Postman", "category": "comms"})
+    assert browser.delete(f"{v1}/ledger").status_code == 204
+    new_service(browser, project.id, {"name": "Newcomer", "category": "later"})
+    at = then.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    html = browser.get(base + f"?at={at}").content.decode()
+    rows = re.search(r'<tbody data-rows="services"[^>]*>(.*?)</tbody>', html, re.S)[1]
+    listed = re.findall(r'data-focus-id="service--([^"]+)">([^<]+)</button>', rows)
+    assert listed == [("ledger", "Ledger"), ("mailer", "Mailer"), ("steady", "Steady")]
+    edits = re.findall(r'<a href="([^"]+)" aria-label="Edit ([^"]+)">', rows)
+    assert edits == [  # Ledger is deleted since: no editor; Mailer's is under its slug now
+        (f"/projects/{project.id}/services/postman/edit/", "Mailer"),
+        (f"/projects/{project.id}/services/steady/edit/", "Steady"),
+    ]
+    marked = re.findall(
+        r'data-focus-id="service--([^"]+)">[^<]+</button> <span class="changed', rows
+    )
+    assert marked == ["ledger", "mailer"]  # changed since; Steady was not
+    assert re.search(r"data-service-count[^>]*>3 services then</span>", html)
+    # to the second or finer, as the changes around it lie in the same minute
+    stamps = re.findall(r"<span data-tables-at> as of ([^<]+) UTC</span>", html)
+    assert len(stamps) == 2 and stamps[0] == stamps[1]
+    assert at.replace("T", " ").startswith(stamps[0]) and len(stamps[0]) >= 19
+    assert f'data-rows-at="{at}"' in html
+    menu = re.search(r"<select data-group-filter.*?</select>", html, re.S)[0]
+    assert "category--core" in menu and "category--later" not in menu  # the groups of then
+    assert 'data-name="money"' in menu
+
+    # now: the rows, the Edit links and the groups of now, nothing marked
+    html = browser.get(base).content.decode()
+    rows = re.search(r'<tbody data-rows="services"[^>]*>(.*?)</tbody>', html, re.S)[1]
+    assert re.findall(r'aria-label="Edit ([^"]+)"', rows) == ["Newcomer", "Postman", "Steady"]
+    assert "changed-swatch" not in rows and "data-rows-at" not in html
+    assert "<span data-tables-at></span>" in html
+    assert "category--later" in re.search(r"<select data-group-filter.*?</select>", html, re.S)[0]
+
+    # a moment before the first service: no rows then, said so
+    html = browser.get(base + "?at=2001-01-01T00:00:00Z").content.decode()
+    assert "No services at that moment." in html and "No topics at that moment." in html
+    assert re.search(r"data-service-count[^>]*>0 services then</span>", html)
+
+    # Show all (hidden here: every row is listed) keeps the view asked for
+    html = browser.get(base + f"?at={at}&focus=category--core").content.decode()
+    show_all = re.search(r'<a href="([^"]+)#services-heading" data-show-all>', html)[1]
+    assert (
+        show_all.replace("&amp;", "&")
+        == f"?at={at.replace(':', '%3A')}&focus=category--core&rows=all"
+    )
+
+
 def test_more_projects_than_the_plan_allows_says_how_many_over_and_that_they_stay(
     browser, settings
 ):
@@ -464,3 +531,21 @@ def test_more_projects_than_the_plan_allows_says_how_many_over_and_that_they_sta
     assert "stay open and editable" in note and "delete 3 you no longer need" in note
     assert re.search(r'<button type="submit" class="button" disabled[^>]*>Create project', html)
     assert browser.get("/settings/billing/").content.decode().count("2 over") == 1
+
+
+@pytest.mark.parametrize(
+    "at, others, said",
+    [
+        ("2026-09-29T13:12:30Z", ["2026-09-29T14:00:00.000001Z"], "2026-09-29 13:12"),
+        ("2026-09-29T13:12:30Z", ["2026-09-29T13:12:59Z"], "2026-09-29 13:12:30"),
+        ("2026-09-29T13:12:30.25Z", ["2026-09-29T13:12:30.5Z"], "2026-09-29 13:12:30.250"),
+        ("2026-09-29T13:12:30.000001Z", ["2026-09-29T13:12:30Z"], "2026-09-29 13:12:30.000001"),
+        ("2026-09-29T13:12:30Z", ["2026-09-29T13:12:30.000000Z"], "2026-09-29 13:12"),  # itself
+    ],
+)
+def test_a_moment_is_said_as_the_page_script_says_it(at, others, said):
+    """The tables' "as of" the server writes is project-page.js's stamp(): to the minute, or
+    finer where a change of the page's timeline lies in the same minute (second...)."""
+    from diagrams.views import _stamp
+
+    assert _stamp(at, [{"at": other} for other in others]) == said

@@ -204,6 +204,9 @@
   var atLabels = lists.querySelectorAll("[data-tables-at]");
   var timelineComplete = lists.hasAttribute("data-timeline-complete");
   var nowSlugs = {};
+  // the moment of the rows (the count, the Show menu's groups) the page was served with: a
+  // past moment the address asked for, drawn by the server, else "" (now)
+  var servedAt = lists.getAttribute("data-rows-at") || "";
   lists.getAttribute("data-now-slugs").split(" ").forEach(function (slug) { if (slug) nowSlugs[slug] = true; });
   // The tables list TABLE_ROWS rows each (as the server's TABLE_ROWS) and say how many more
   // there are; Show all lists the rest, and Find narrows both to the rows whose names,
@@ -227,8 +230,7 @@
     function text(row) {
       var cells = Array.prototype.map.call(row.cells, function (cell) { return cell.textContent; });
       if (kind === "topics") return cells.join(" ");
-      var edit = row.querySelector("a[href$='/edit/']");
-      var slug = edit ? decodeURIComponent(edit.getAttribute("href").split("/").slice(-3, -2)[0]) : "";
+      var slug = row.getAttribute("data-slug") || "";  // as the moment listed has it
       return [cells[0], slug, cells[3] === "\u2014" ? "" : cells[3], cells[1], cells[2]].join(" ");
     }
     return {
@@ -241,7 +243,11 @@
       empty: listed.length ? null : rows[0]
     };
   }
-  var pageRows = { services: servedModel("services"), topics: servedModel("topics"), count: countLabel.getAttribute("data-count-now") };
+  var pageRows = {
+    services: servedModel("services"),
+    topics: servedModel("topics"),
+    count: servedAt ? countLabel.textContent : countLabel.getAttribute("data-count-now")
+  };
   var tables = pageRows;  // what the tables list: the served rows, or the entities of a moment
   // The page comes with the newest 100 changes. A moment older than they reach reads older
   // pages of the history (as many changes each, at most HISTORY_PAGES in all) until every change
@@ -317,7 +323,7 @@
     changedLegend.title = changedText.textContent;  // whole, where its line cuts the caveat
   }
 
-  var tablesWanted = "";  // the moment last asked of the tables, "" for now
+  var tablesWanted = servedAt;  // the moment last asked of the tables, "" for now
   var tablesAsked = 0;  // the newest reading asked for: an older one arriving late is dropped
   var tablesShort = false;  // their marks lack changes the history could not give: read again
 
@@ -467,8 +473,10 @@
         ? "Only the first rows could be searched: the rest could not be read. Show all lists them."
         : "Reading every service and topic\u2026";
   }
+  var listedAt = servedAt;  // the moment of the rows the tables list
   function fillTables(model, at) {
     tables = model;
+    listedAt = at;
     listTables();
     countLabel.textContent = model.count;
     var when = at ? " as of " + stamp(at) + " UTC" : "";
@@ -546,7 +554,14 @@
     readFailed = false;
     var asked = ++tablesAsked;  // a reading still on its way is now out of date
     nowNote.hidden = true;
-    if (!at && !again) { fillTables(pageRows, ""); fillGroups(null); }  // at once; then as the project is now
+    // the page's own rows at once; then as the project is now (or, of a past moment, with
+    // the changes made since marked)
+    if (at === servedAt && !again) {
+      fillTables(pageRows, servedAt);
+      fillGroups(null);
+    } else if (!at && !again) {
+      countLabel.textContent = countLabel.getAttribute("data-count-now");  // known: said at once
+    }
     lists.setAttribute("aria-busy", "true");
     var reading = fetch("/v1/projects/" + project + "/entities" + (at ? "?at=" + encodeURIComponent(at) : ""), { credentials: "same-origin" })
       .then(function (response) {
@@ -566,7 +581,7 @@
       .catch(function () {
         if (asked !== tablesAsked) return;
         lists.removeAttribute("aria-busy");
-        if (!at) {  // the page's own rows stay; a Show all waiting on them asks the server
+        if (at === listedAt) {  // the rows listed stay; a Show all waiting on them asks the server
           if (again && allAsked) {
             window.location.assign(allAsked);
           } else if (again) {
@@ -576,9 +591,11 @@
           allAsked = "";
           return;
         }
-        fillTables(pageRows, "");
-        fillGroups(null);
-        nowNote.textContent = "The graph shows an earlier moment; the tables below and the count above could not be read for it and list the project as it was when the page opened.";
+        // the rows listed (and the Show menu's groups) stay, and say of which moment they are
+        nowNote.textContent = "The graph shows " + (at
+          ? "an earlier moment; the tables below and the count above"
+          : "the project now; the tables below") + " could not be read for it and still list the project " +
+          (listedAt ? "as of " + stamp(listedAt) + " UTC." : "as it is now.");
         nowNote.hidden = false;
       });
   }
@@ -693,14 +710,15 @@
     follow(event.detail || {});
     settling = false;
   });
-  // the page opens on the whole project as it is now: a form the browser restores says so too
-  follow({ focus: "", at: "" });
+  // the page opens on the whole project as it is now, or at the moment its tables were
+  // served with: a form the browser restores says so too
+  follow({ focus: "", at: servedAt });
   // unless its address asked for a view (the history page's "the project after this change",
   // a reload, a link): one redraw for all it asks
   // and Find what it holds there: over the moment asked for, whose rows are read whole anyway
   if (asked.get("find")) {
     findInput.value = asked.get("find").slice(0, findInput.maxLength);
-    if (view.at) listTables(); else findInput.dispatchEvent(new Event("input"));
+    if (view.at && !servedAt) listTables(); else findInput.dispatchEvent(new Event("input"));
   }
   if (view.at || view.focus) {
     document.dispatchEvent(new CustomEvent("archsvc:view", { detail: view }));
