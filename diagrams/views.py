@@ -137,7 +137,14 @@ def _page(
     except _Refused as refused:  # an embed says so inside the embedding page
         return _refusal(request, refused, page=unavailable, ancestors=ancestors)
     entities = project_entities_cached(project=project) if menu else None
-    options = _share_options(entities) if menu else ""
+    words = (
+        focus_words(",".join(filtered_ids), svg, _names(entities, _SHARED_KINDS)) if menu else {}
+    )
+    options = (
+        _chosen(_share_options(entities), ",".join(filtered_ids), words.get("focus_name", ""))
+        if menu
+        else ""
+    )
     # A big graph is not inlined: every anonymous view would compress it anew inside the
     # page (11 MB and 0.2 s of CPU a view for 3,000 services); the page fetches it from
     # the SVG address instead, whose compressed bytes are cached.
@@ -156,11 +163,7 @@ def _page(
             "depths": range(6),
             "focus_options": options,
             # named as its Show menu names them (graph-viewer.js reads the names there)
-            **(
-                focus_words(",".join(filtered_ids), svg, _names(entities, _SHARED_KINDS))
-                if menu
-                else {}
-            ),
+            **words,
         },
     )
     return _private(response, PAGE_CSP.format(ancestors=ancestors))
@@ -430,6 +433,28 @@ def _focus_options(entities: dict, kinds, *, by_name: bool = False) -> str:
     return mark_safe("".join(groups))  # noqa: S308 -- each part is format_html's
 
 
+def _chosen(options: str, focus: str, name: str) -> str:
+    """A Show menu's options with the focus drawn chosen, as focus-menu.js's show() makes
+    them: its option selected, or, for a focus the menu does not list (a service, a topic,
+    several boxes), an option of its own after "the whole project", named and of its kind.
+    Chosen by the script alone, the menu took the width of its choice after the first
+    paint and moved Time travel beside it."""
+    if not focus:
+        return options
+    listed = f'<option value="{focus}" '  # (ids are [a-z0-9_-] and commas: nothing to escape)
+    if listed in options:
+        return mark_safe(options.replace(listed, listed + "selected ", 1))  # noqa: S308
+    kind = focus.split("--")[0]
+    return format_html(
+        '<option data-shown-focus value="{}" data-name="{}" selected>{} ({})</option>{}',
+        focus,
+        name,
+        name,
+        _FOCUS_KINDS.get(kind, kind),
+        options,
+    )
+
+
 def _group_options(entities: dict) -> str:
     """The project page's Show menu: its categories, owners and flows (services and topics
     are in the tables under the graph)."""
@@ -514,6 +539,7 @@ def project_page(request, project_id: str):
     else:
         listed, editors, changed = entities, None, set()
     services, topics = listed["services"], listed["topics"]
+    words = focus_words(drawn["focus"], svg, {**last_names, **names}) if drawn else {}
     return render(
         request,
         "diagrams/project.html",
@@ -534,7 +560,7 @@ def project_page(request, project_id: str):
             "depth": drawn["depth"] if drawn else 1,
             "depths": range(6),
             "filtered_ids": drawn["focus"] if drawn else "",
-            **(focus_words(drawn["focus"], svg, {**last_names, **names}) if drawn else {}),
+            **words,
             "at": drawn["at"] if drawn else "",
             "at_minute": drawn["at"][:16].replace("T", " ") if drawn else "",
             # the count of a past moment drawn, as the script says it ("3 services then"):
@@ -582,6 +608,8 @@ def project_page(request, project_id: str):
             "entity_names": names,
             # the Show menu's groups, written here: hundreds of categories, owners and flows
             # were thousands of template lookups (a fifth of a 3,000-service page's time)
-            "group_options": _group_options(listed),
+            "group_options": _chosen(
+                _group_options(listed), drawn["focus"] if drawn else "", words.get("focus_name", "")
+            ),
         },
     )

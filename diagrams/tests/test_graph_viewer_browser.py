@@ -166,6 +166,11 @@ def first_layout(context, url: str, *, script: bool) -> dict:
         ),
         "rows": page.locator('[data-rows="services"]').all_inner_texts(),
         "headings": page.locator(".entity-lists h2").all_inner_texts(),
+        # the Show menu's choice, as wide as it (and what follows it on the row)
+        "menu": page.locator("[data-group-filter]").evaluate(
+            "menu => [menu.value, menu.selectedOptions[0].text, menu.getBoundingClientRect().width,"
+            " menu.closest('label').nextElementSibling.getBoundingClientRect().x]"
+        ),
         # the toolbar's words for the focus, the chat under its note of a past moment, the
         # links beside the count of services then
         "focus": (page.locator(".focus-label").inner_text(), focus["x"], focus["width"]),
@@ -221,6 +226,8 @@ def test_the_graph_frame_is_laid_out_before_the_scripts_run_so_nothing_jumps(bro
             assert after["focus"][1:] == pytest.approx(before["focus"][1:], abs=1), where
             assert after["chat"] == pytest.approx(before["chat"], abs=1), where
             assert after["links"] == pytest.approx(before["links"], abs=1), where
+            assert after["menu"][:2] == before["menu"][:2], where
+            assert after["menu"][2:] == pytest.approx(before["menu"][2:], abs=1), where
             if path.startswith("/projects/"):
                 assert after["tables"] == pytest.approx(before["tables"], abs=2), where
                 assert after["columns"] == pytest.approx(before["columns"], abs=1), where

@@ -406,9 +406,18 @@ def test_the_view_drawn_in_the_page_is_named_there_as_the_script_names_it(browse
     assert toolbar(html) == "Focus: category core show all"
     assert not re.search(r"data-clear-focus hidden", html)
     assert not re.search(r"<select data-depth-select[^>]* disabled>", html)
+    # the Show menu has the focus chosen: its option, or one of its own after the first
+    assert '<option value="category--core" selected data-name="core">' in html
     # a service by its name as drawn, escaped once
     html = browser.get(base + "?focus=service--ledger-co").content.decode()
     assert toolbar(html) == "Focus: service Ledger &amp; Co show all"
+    assert re.search(
+        r'<option value="">the whole project</option>\s*<option data-shown-focus '
+        r'value="service--ledger-co" data-name="Ledger &amp; Co" selected>'
+        r"Ledger &amp; Co \(service\)</option><optgroup",
+        html,
+    )
+    assert re.search(r"<select data-group-filter.*?</select>", html, re.S)[0].count("selected") == 1
 
     # a past moment: one service then, the chat says the graph is of then, As of holds it
     html = browser.get(base + f"?at={at}").content.decode()
@@ -443,6 +452,15 @@ def test_the_view_drawn_in_the_page_is_named_there_as_the_script_names_it(browse
     token = browser.post(f"/v1/projects/{project.id}/public-share-token").json()["token"]
     html = browser.get(f"/share/{token}/?filteredIds=category--core&depth=1").content.decode()
     assert toolbar(html) == "Focus: category core show all"
+    assert '<option value="category--core" selected data-name="core">' in html
+    html = browser.get(
+        f"/share/{token}/?filteredIds=service--ledger-co,messaging--ledger-posted"
+    ).content.decode()
+    assert (
+        '<option data-shown-focus value="service--ledger-co,messaging--ledger-posted" '
+        'data-name="Ledger &amp; Co, ledger.posted" selected>'
+        "Ledger &amp; Co, ledger.posted (service)</option>"
+    ) in html
     assert toolbar(browser.get(f"/share/{token}/").content.decode()) == (
         "Focus: whole project show all"
     )
