@@ -297,6 +297,36 @@ def _stamp(at: str, timeline: list[dict]) -> str:
     return exact[: _STAMP_LENGTHS[precision]].replace("T", " ")
 
 
+def _slider(at: str, timeline: list[dict], complete: bool) -> dict:
+    """Time travel's place and words for a moment drawn in the page, as project-page.js's
+    positionOf() and labelFor() give them: the newest change at or before it (the oldest
+    for a moment before them all), named with its moment. Served as "now" at the right end,
+    the slider said so over a graph of then until the script ran."""
+    count = len(timeline)
+    index = next(
+        (
+            i
+            for i in range(count - 1, -1, -1)
+            if _instant(timeline[count - 1 - i]["at"]) <= _instant(at)
+        ),
+        0,
+    )
+    event = timeline[count - 1 - index]
+
+    def describe(event: dict) -> str:
+        return f"{event['name']} {event['action']} \u00b7 {_stamp(event['at'], timeline)}"
+
+    if _instant(at) < _instant(event["at"]):  # further back than the changes in the page
+        label = (
+            f"as of {_stamp(at, timeline)}"
+            if index == 0 and not complete
+            else f"before {describe(event)}"
+        )
+    else:
+        label = describe(event)
+    return {"slider_value": index, "slider_label": label}
+
+
 def _with_rows_all(query) -> str:
     query = query.copy()
     query["rows"] = "all"
@@ -568,6 +598,11 @@ def project_page(request, project_id: str):
             "count_then": len(services) if past else None,
             "rows_at": drawn["at"] if past else "",
             "tables_at": f" as of {_stamp(drawn['at'], timeline)} UTC" if past else "",
+            **(
+                _slider(drawn["at"], timeline, total_events <= len(timeline))
+                if past and timeline
+                else {}
+            ),
             "timeline": timeline,
             # the slider's events are the whole history: the tables' past rows can tell
             # every service's fate from them; when they are not, project-page.js reads older

@@ -166,6 +166,13 @@ def first_layout(context, url: str, *, script: bool) -> dict:
         ),
         "rows": page.locator('[data-rows="services"]').all_inner_texts(),
         "headings": page.locator(".entity-lists h2").all_inner_texts(),
+        # Time travel's place and words for the moment shown
+        "slider": page.locator("[data-timeline]").evaluate(
+            "slider => [slider.value, slider.getAttribute('aria-valuetext'),"
+            " document.querySelector('[data-timeline-label]').textContent]"
+        )
+        if page.locator("[data-timeline]").count()
+        else None,
         # the Show menu's choice, as wide as it (and what follows it on the row)
         "menu": page.locator("[data-group-filter]").evaluate(
             "menu => [menu.value, menu.selectedOptions[0].text, menu.getBoundingClientRect().width,"
@@ -227,6 +234,12 @@ def test_the_graph_frame_is_laid_out_before_the_scripts_run_so_nothing_jumps(bro
             assert after["chat"] == pytest.approx(before["chat"], abs=1), where
             assert after["links"] == pytest.approx(before["links"], abs=1), where
             assert after["menu"][:2] == before["menu"][:2], where
+            if before["slider"] and "at=" in path:
+                assert after["slider"] == before["slider"], where
+            elif before["slider"]:
+                assert (after["slider"][0], after["slider"][2]) == (before["slider"][0], "now"), (
+                    where
+                )
             assert after["menu"][2:] == pytest.approx(before["menu"][2:], abs=1), where
             if path.startswith("/projects/"):
                 assert after["tables"] == pytest.approx(before["tables"], abs=2), where

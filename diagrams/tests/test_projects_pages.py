@@ -567,3 +567,28 @@ def test_a_moment_is_said_as_the_page_script_says_it(at, others, said):
     from diagrams.views import _stamp
 
     assert _stamp(at, [{"at": other} for other in others]) == said
+
+
+def test_time_travel_is_served_at_the_moment_drawn_as_the_script_places_it():
+    """positionOf() and labelFor() of project-page.js, for the moment the page is served at."""
+    from diagrams.views import _slider
+
+    timeline = [  # newest first, as the page's
+        {"at": "2026-09-03T10:00:00Z", "name": "Cart", "action": "updated"},
+        {"at": "2026-09-02T10:00:00Z", "name": "Mailer", "action": "deleted"},
+        {"at": "2026-09-01T10:00:00Z", "name": "Cart", "action": "created"},
+    ]
+    assert _slider("2026-09-02T12:00:00Z", timeline, True) == {
+        "slider_value": 1,
+        "slider_label": "Mailer deleted \u00b7 2026-09-02 10:00",
+    }
+    assert _slider("2026-09-01T10:00:00Z", timeline, True)["slider_value"] == 0  # at a change
+    # before every change in the page: the first of them, or the moment itself when older
+    # changes were left out of the page
+    assert _slider("2026-08-01T00:00:00Z", timeline, True) == {
+        "slider_value": 0,
+        "slider_label": "before Cart created \u00b7 2026-09-01 10:00",
+    }
+    assert _slider("2026-08-01T00:00:00Z", timeline, False)["slider_label"] == (
+        "as of 2026-08-01 00:00"
+    )

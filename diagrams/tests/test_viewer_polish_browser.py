@@ -529,6 +529,59 @@ def test_the_tables_and_the_count_follow_the_moment_the_graph_shows(browser, dem
     context.close()
 
 
+def test_a_moment_served_with_the_page_keeps_its_rows_and_says_what_a_failed_reading_left(
+    browser, demo
+):
+    """The rows of a past moment asked for come with the page (the script reads nothing for
+    them). When the entities of another moment cannot be read, the rows listed stay, and the
+    count and the note say of which moment they are: after Now's failed reading left the
+    count of now, a second failure said the count was of the moment listed, and it was not."""
+    then = (timezone.now() - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    context, page, errors = member_page(browser, demo)
+    read = []
+    page.on("request", lambda request: "/entities" in request.url and read.append(request.url))
+    page.goto(f"{demo['url']}/projects/{demo['project']}/?at={then}")
+    settled(page)
+    count = page.locator("[data-service-count]")
+    heading = page.get_by_role("heading", name=re.compile("^Services"))
+    services = page.locator('[data-rows="services"]')
+    expect(count).to_have_text("21 services then")
+    expect(heading).to_have_text(f"Services as of {then[:10]} {then[11:16]} UTC")
+    slider = page.locator("[data-timeline]")
+    served = slider.input_value()
+    assert int(served) < int(slider.get_attribute("max"))  # not "now"
+    expect(page.locator("[data-timeline-label]")).not_to_have_text("now")
+    page.wait_for_timeout(300)
+    assert read == []  # the page's rows are the moment's
+
+    page.route("**/entities*", lambda route: route.abort())
+    page.locator("[data-now]").click()
+    note = page.locator("[data-now-note]")
+    expect(note).to_have_text(
+        "The graph shows the project now; the tables below could not be read for it and "
+        f"still list the project as of {then[:10]} {then[11:16]} UTC."
+    )
+    expect(count).to_have_text("20 services")  # the page knows the count of now
+    expect(services.get_by_role("button", name="Legacy Mailer")).to_have_count(1)
+    # Show all, opened in a tab of its own or copied, is to the view shown now
+    href = page.locator('[data-more="services"] [data-show-all]').evaluate(
+        "link => { link.dispatchEvent(new PointerEvent('pointerdown'));"
+        " return link.getAttribute('href'); }"
+    )
+    assert "at=" not in href and "rows=all" in href and href.endswith("#services-heading")
+
+    slider.fill(str(int(served) - 1))
+    slider.dispatch_event("change")
+    expect(note).to_have_text(
+        "The graph shows an earlier moment; the tables below and the count above could not "
+        f"be read for it and still list the project as of {then[:10]} {then[11:16]} UTC."
+    )
+    expect(count).to_have_text("21 services then")  # the count of the moment listed
+    expect(heading).to_have_text(f"Services as of {then[:10]} {then[11:16]} UTC")
+    assert errors == []
+    context.close()
+
+
 SLOW_ENTITIES = """
 const plain = window.fetch;
 window.fetch = (url, options) => String(url).includes("/entities")

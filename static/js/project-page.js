@@ -531,6 +531,14 @@
   // server list them all
   Object.keys(mores).forEach(function (kind) {
     var link = mores[kind].querySelector("[data-show-all]");
+    // opened in a new tab or copied, the link is to the view shown now (it was served with
+    // the page's first view)
+    function current() {
+      var all = new URL(window.location.href);
+      all.searchParams.set("rows", "all");
+      link.href = all.pathname + all.search + new URL(link.href).hash;
+    }
+    ["pointerdown", "focus", "contextmenu"].forEach(function (type) { link.addEventListener(type, current); });
     link.addEventListener("click", function (event) {
       event.preventDefault();
       showAll[kind] = true;
@@ -591,7 +599,9 @@
           allAsked = "";
           return;
         }
-        // the rows listed (and the Show menu's groups) stay, and say of which moment they are
+        // the rows listed (and the Show menu's groups) stay, and say of which moment they
+        // are; so does the count, but at now, whose count the page knows
+        if (at) countLabel.textContent = tables.count;
         nowNote.textContent = "The graph shows " + (at
           ? "an earlier moment; the tables below and the count above"
           : "the project now; the tables below") + " could not be read for it and still list the project " +
