@@ -553,6 +553,17 @@ def test_a_moment_served_with_the_page_keeps_its_rows_and_says_what_a_failed_rea
     expect(page.locator("[data-timeline-label]")).not_to_have_text("now")
     page.wait_for_timeout(300)
     assert read == []  # the page's rows are the moment's
+    # and back to it from now, they are listed again as they came, not read anew
+    page.locator("[data-now]").click()
+    expect(heading).to_have_text("Services")
+    page.go_back()
+    expect(heading).to_have_text(f"Services as of {then[:10]} {then[11:16]} UTC")
+    expect(count).to_have_text("21 services then")
+    settled(page)
+    page.wait_for_timeout(300)
+    assert [url for url in read if "at=" in url] == []
+    mailer = services.locator("tr", has=page.get_by_role("button", name="Legacy Mailer"))
+    expect(mailer.locator(".changed-swatch")).to_be_visible()
 
     page.route("**/entities*", lambda route: route.abort())
     page.locator("[data-now]").click()

@@ -562,11 +562,16 @@
     readFailed = false;
     var asked = ++tablesAsked;  // a reading still on its way is now out of date
     nowNote.hidden = true;
-    // the page's own rows at once; then as the project is now (or, of a past moment, with
-    // the changes made since marked)
+    // the page's own rows at once; then as the project is now. A past moment's own rows
+    // are the server's, marked from every change: nothing read here would add to them
     if (at === servedAt && !again) {
       fillTables(pageRows, servedAt);
       fillGroups(null);
+      if (servedAt) {
+        tablesShort = false;
+        lists.removeAttribute("aria-busy");
+        return;
+      }
     } else if (!at && !again) {
       countLabel.textContent = countLabel.getAttribute("data-count-now");  // known: said at once
     }
