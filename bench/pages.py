@@ -68,9 +68,19 @@ def main() -> None:
         data = json.loads((ARCHITECTURES / f"domains-{size}.json").read_text())
         for service in data["services"]:
             service_create(actor=actor, project_id=big[size], data=service)
+    from diagrams.models import ServiceSnapshot
+
+    def middle(project_id) -> str:
+        """The moment of the project's middle change: a history page's link to it."""
+        snapshots = ServiceSnapshot.objects.filter(project_id=project_id).order_by("valid_from")
+        moment = snapshots[snapshots.count() // 2].valid_from
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
     pages = {
         "projects list": "/",
         "project page (graph, tables, chat)": f"/projects/{project.id}/",
+        # the graph, tables, count and Show menu of then (the history page's links)
+        "project page at a past moment": f"/projects/{project.id}/?at={middle(project.id)}",
         "service editor": f"/projects/{project.id}/services/order-service/edit/",
         "history": f"/projects/{project.id}/history/",
         "shared view": f"/share/{token}/",
@@ -81,6 +91,9 @@ def main() -> None:
         # past SHARE_INLINE_SVG_BYTES the page's script fetches the graph: its own row
         pages[f"its graph (domains-{size}), fetched by the page"] = (
             f"/v1/projects/{project_id}/graph/svg"
+        )
+        pages[f"project page at a past moment, {size:,} services (half of them then)"] = (
+            f"/projects/{project_id}/?at={middle(project_id)}"
         )
         pages[f"services list, {size:,} services (first page of 100)"] = (
             f"/projects/{project_id}/services/"
@@ -121,7 +134,9 @@ def main() -> None:
         "whose pages list the first 100 rows of each table and inline their graph up to "
         f"`SHARE_INLINE_SVG_BYTES` ({settings.SHARE_INLINE_SVG_BYTES:,} bytes); a bigger "
         "one the page's script fetches from the API (`graph/svg`, its gzip bytes cached), "
-        "on the row under its page; their Services page (the editor's list, 100 a page); and "
+        "on the row under its page; the project page at the moment of its middle change (as "
+        "the history page's links ask for it: the graph, tables, count and Show menu of "
+        "then); their Services page (the editor's list, 100 a page); and "
         "their shared view (whose Show menu lists every category, owner, service and topic; "
         "a big graph fetched from the share's SVG address, as the project page's). "
         "Target: under 300 ms.",

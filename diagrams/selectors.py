@@ -279,14 +279,29 @@ def live_snapshots(*, project: Project, at: datetime | None = None) -> QuerySet[
     return ServiceSnapshot.objects.filter(pk__in=ids, deleted=False)
 
 
-def past_services_fate(*, project: Project, at: datetime) -> tuple[dict[str, str], set[str]]:
-    """For the tables of a past moment, by each service's slug at `at`: its slug now ("" once
-    deleted), where its editor is, and the slugs then of the services changed since (as the
-    graph outlines them). Three queries, whatever the size of the project."""
-    then = dict(live_snapshots(project=project, at=at).values_list("slug", "service_id"))
-    now = dict(live_snapshots(project=project).values_list("service_id", "slug"))
+def past_services_fate(
+    *, project: Project, at: datetime, slugs: list[str]
+) -> tuple[dict[str, str], set[str]]:
+    """For the rows a past moment's tables list (`slugs`, as they were at `at`): each
+    service's slug now ("" once deleted), where its editor is, and the slugs then of those
+    changed since (as the graph outlines them). Three indexed queries on those services
+    alone: on a project of 3,000 services, reading every service's fate took more than the
+    page's 100 rows need."""
+    then = dict(
+        ServiceSnapshot.objects.filter(
+            project=project, slug__in=slugs, deleted=False, valid_from__lte=at
+        )
+        .filter(Q(valid_until__isnull=True) | Q(valid_until__gt=at))
+        .values_list("slug", "service_id")
+    )
+    services = list(then.values())
+    now = dict(
+        ServiceSnapshot.objects.filter(
+            service_id__in=services, valid_until__isnull=True, deleted=False
+        ).values_list("service_id", "slug")
+    )
     changed = set(
-        ServiceSnapshot.objects.filter(project=project, valid_from__gt=at)
+        ServiceSnapshot.objects.filter(service_id__in=services, valid_from__gt=at)
         .values_list("service_id", flat=True)
         .distinct()
     )

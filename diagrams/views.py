@@ -563,12 +563,17 @@ def project_page(request, project_id: str):
     # script, the rows of now showed under the graph of then until it had read them, and
     # the tables' columns moved as they came (bench/layout_shift.py)
     past = at if drawn and drawn["at"] else None
-    if past:
-        listed = project_entities_cached(project=project, at=past)
-        editors, changed = past_services_fate(project=project, at=past)
-    else:
-        listed, editors, changed = entities, None, set()
+    listed = project_entities_cached(project=project, at=past) if past else entities
     services, topics = listed["services"], listed["topics"]
+    editors, changed = (
+        past_services_fate(
+            project=project,
+            at=past,
+            slugs=[e["slug"] for e in islice(services.values(), limit)],
+        )
+        if past
+        else (None, set())
+    )
     words = focus_words(drawn["focus"], svg, {**last_names, **names}) if drawn else {}
     return render(
         request,

@@ -592,3 +592,30 @@ def test_time_travel_is_served_at_the_moment_drawn_as_the_script_places_it():
     assert _slider("2026-08-01T00:00:00Z", timeline, False)["slider_label"] == (
         "as of 2026-08-01 00:00"
     )
+
+
+def test_a_past_moments_page_runs_as_many_queries_whatever_the_projects_size(browser):
+    """The rows of then, their Edit links and marks: queries that do not grow with the
+    project (the first 100 rows' services alone are read for their fate)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from diagrams.tests.helpers import new_service, put
+
+    def queries(size: int) -> int:
+        create(browser, f"Size {size}")
+        project = Project.objects.order_by("-created_at").first()
+        for i in range(size):
+            new_service(browser, project.id, {"name": f"Svc {i}", "category": f"c{i % 3}"})
+        at = timezone.now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        put(browser, f"/v1/projects/{project.id}/services/svc-0", {"name": "Renamed"})
+        address = f"/projects/{project.id}/?at={at}"
+        browser.get(address)  # the renders and entities of then, cached
+        with CaptureQueriesContext(connection) as captured:
+            html = browser.get(address).content.decode()
+        assert re.search(rf"data-service-count[^>]*>{size} services then</span>", html)
+        assert "/services/renamed/edit/" in html
+        return len(captured)
+
+    assert queries(3) == queries(30)
