@@ -15,7 +15,11 @@ from accounts.middleware import login_redirect, page_actor
 from archsvc.api.errors import ApiError, ProjectNotFound, ServiceNotFound, _violations
 from archsvc.api.params import iso, page_number
 from archsvc.api.views import not_found_page
-from diagrams.api.serializers import ServiceCreateSerializer, ServiceUpdateSerializer
+from diagrams.api.serializers import (
+    EXTRAS_MAX,
+    ServiceCreateSerializer,
+    ServiceUpdateSerializer,
+)
 from diagrams.selectors import (
     history_page,
     project_entities_cached,
@@ -66,7 +70,7 @@ def _services_url(project_id: str) -> str:
 
 
 def _blank_topic() -> dict:
-    return {"name": "", "category": "", "owner": "", "errors": {}}
+    return {"name": "", "category": "", "owner": "", "was": "", "errors": {}}
 
 
 def _blank_extra() -> dict:
@@ -76,7 +80,9 @@ def _blank_extra() -> dict:
 def _with_blank_rows(form: dict) -> dict:
     for direction in DIRECTIONS:
         form[direction] = form[direction] + [_blank_topic() for _ in range(BLANK_ROWS)]
-    form["extras"] = form["extras"] + [_blank_extra() for _ in range(BLANK_ROWS)]
+    # none past the most a service can have: a row offered there could only be refused
+    room = max(0, min(BLANK_ROWS, EXTRAS_MAX - len(form["extras"])))
+    form["extras"] = form["extras"] + [_blank_extra() for _ in range(room)]
     return form
 
 
@@ -98,6 +104,7 @@ def _form_from_snapshot(snapshot) -> dict:
                 "name": t["name"],
                 "category": t.get("category") or "",
                 "owner": t.get("owner") or "",
+                "was": t["name"],
                 "errors": {},
             }
             for t in getattr(snapshot, direction) or []
@@ -109,12 +116,16 @@ def _form_from_post(post) -> dict:
     """Everything the member typed, as typed; rows left wholly empty are dropped (so a
     row's index here is its index in the request body)."""
     form = {field: post.get(field, "") for field in SIMPLE_FIELDS}
+    # a textarea sends a line break as CR LF: two characters against the 200 its maxlength
+    # counted as one each
+    form["description"] = form["description"].replace("\r\n", "\n")
     for direction in DIRECTIONS:
-        columns = [post.getlist(f"{direction}-{field}") for field in TOPIC_FIELDS]
+        columns = [post.getlist(f"{direction}-{field}") for field in (*TOPIC_FIELDS, "was")]
         rows = []
         for values in zip_longest(*columns, fillvalue=""):
-            row = dict(zip(TOPIC_FIELDS, values, strict=True))
-            if any(value.strip() for value in values):
+            row = dict(zip((*TOPIC_FIELDS, "was"), values, strict=True))
+            # a row emptied is a topic removed (where there is no script to remove it)
+            if any(value.strip() for value in values[: len(TOPIC_FIELDS)]):
                 rows.append({**row, "errors": {}})
         form[direction] = rows
     extras = []
@@ -159,7 +170,9 @@ def _request_body(form: dict, current=None) -> tuple[dict, dict]:
             for field in ("category", "owner"):
                 if row[field].strip():
                     topic[field] = row[field].strip()
-            before = kept.get(topic["name"])  # what the form does not show stays as it was
+            # what the form does not show (flows, extras) stays as it was, with the row the
+            # stored topic began as (renamed, it kept them under its old name and lost them)
+            before = kept.get(row.get("was") or topic["name"])
             if before is not None:
                 if before.get("flows") is not None:
                     topic["flows"] = before["flows"]
@@ -453,6 +466,11 @@ def service_edit(request, project_id: str, slug: str):
         snapshot = service_at(project=project, slug=slug)
         if request.method == "POST":
             expected = _opened_as(request.POST)
+            if _unchanged(request.POST, project, snapshot, expected):
+                # no new version: it filled the history with "No field changed" and made a
+                # colleague's form, open meanwhile, a conflict over nothing
+                messages.success(request, f"Nothing changed in “{snapshot.name}”: nothing to save.")
+                return redirect(_services_url(project.id))
             if expected is not None and expected != (str(snapshot.service_id), snapshot.version):
                 return _changed_meanwhile(request, project, snapshot, expected=expected)
             return _save(request, project, snapshot=snapshot, expected=expected)
@@ -495,6 +513,22 @@ def _comparable(form: dict, field: str):
     if isinstance(value, str):
         return value.replace("\r\n", "\n").strip()
     return [tuple(str(v).strip() for k, v in row.items() if k != "errors") for row in value]
+
+
+def _unchanged(post, project, current, expected) -> bool:
+    """Whether the form holds the service as it was opened (whatever a colleague changed
+    since): Save changes with nothing changed."""
+    if expected is None:
+        return False
+    opened = (
+        current
+        if expected == (str(current.service_id), current.version)
+        else service_version(project=project, service_id=expected[0], version=expected[1])
+    )
+    if opened is None:
+        return False
+    typed, was = _form_from_post(post), _form_from_snapshot(opened)
+    return all(_comparable(typed, field) == _comparable(was, field) for field in FIELD_NAMES)
 
 
 def _listed(names: list[str]) -> str:

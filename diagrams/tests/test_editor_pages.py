@@ -636,3 +636,68 @@ def test_post_needs_login_and_csrf(factory, admin, api, project):
     assert Client().post(url, form_data()).status_code == 302
     assert factory.member_client(admin).post(url, form_data()).status_code == 403
     assert api.get(f"/v1/projects/{project}/services").json() == []
+
+
+def test_a_topic_renamed_in_the_form_keeps_its_flows_and_extras(browser, api, project):
+    """The form shows a topic's name, category and owner; its flows and extras (set through
+    the API) stay as they were. Renamed in the form (a typo fixed), the topic lost them."""
+    base = f"/v1/projects/{project}/services"
+    topic = {"name": "checkout.startd", "flows": ["checkout"], "extras": {"schema": "v2"}}
+    other = {"name": "cart.seen", "extras": {"retention": "7d"}}
+    new_service(api, project, {"name": "Flows", "produces": [topic, other]})
+    url = f"/projects/{project}/services/flows/edit/"
+    form = submitted(browser.get(url).content.decode())
+    names = form["produces-name"]
+    assert names[:2] == ["checkout.startd", "cart.seen"]
+    form["produces-name"] = ["checkout.started", "cart.seen", *names[2:]]
+    assert browser.post(url, form).status_code == 302
+    produces = api.get(f"{base}/flows").json()["produces"]
+    assert produces[0]["name"] == "checkout.started"
+    assert produces[0]["flows"] == ["checkout"] and produces[0]["extras"] == {"schema": "v2"}
+    assert produces[1]["extras"] == {"retention": "7d"}
+    # a row emptied is a topic removed, whatever it began as
+    form = submitted(browser.get(url).content.decode())
+    form["produces-name"] = ["", *form["produces-name"][1:]]
+    assert browser.post(url, form).status_code == 302
+    assert [t["name"] for t in api.get(f"{base}/flows").json()["produces"]] == ["cart.seen"]
+
+
+def test_saving_a_form_left_as_it_was_writes_nothing(browser, api, project):
+    """Save changes with nothing changed wrote a version ("No field changed" in the history),
+    and a colleague's form open meanwhile then met a conflict over nothing."""
+    assert browser.post(f"/projects/{project}/services/new/", form_data()).status_code == 302
+    url = f"/projects/{project}/services/checkout/edit/"
+    before = history_total(api, project)
+    colleague = submitted(browser.get(url).content.decode())
+    mine = submitted(browser.get(url).content.decode())
+    response = browser.post(url, mine, follow=True)
+    assert "Nothing changed in “Checkout”: nothing to save." in response.content.decode()
+    assert history_total(api, project) == before
+    # the colleague's save is no conflict
+    assert browser.post(url, {**colleague, "owner": "team-z"}).status_code == 302
+    assert api.get(f"/v1/projects/{project}/services/checkout").json()["owner"] == "team-z"
+    # a form left as it was opened, after a colleague's change, writes nothing over it either
+    assert browser.post(url, mine, follow=True).status_code == 200
+    assert api.get(f"/v1/projects/{project}/services/checkout").json()["owner"] == "team-z"
+    assert history_total(api, project) == before + 1
+
+
+def test_a_description_of_several_lines_counts_a_line_break_as_the_box_does(browser, api, project):
+    """A textarea sends a line break as CR LF, and its maxlength counts it as one: 199
+    characters typed with 3 line breaks were refused as over 200."""
+    text = "line one\r\n\r\n\r\n" + "x" * 188  # 199 to the box
+    response = browser.post(f"/projects/{project}/services/new/", form_data(description=text))
+    assert response.status_code == 302
+    stored = api.get(f"/v1/projects/{project}/services/checkout").json()["description"]
+    assert stored == "line one\n\n\n" + "x" * 188
+
+
+def test_twenty_extras_offer_no_empty_row_to_fill(browser, api, project):
+    """At the most a service can have, an empty extra row could only be refused."""
+    extras = {f"k{i}": str(i) for i in range(20)}
+    new_service(api, project, {"name": "Full", "extras": extras})
+    html = browser.get(f"/projects/{project}/services/full/edit/").content.decode()
+    assert len(row_slices(html, "extras")) == 20
+    new_service(api, project, {"name": "Roomy", "extras": {"a": "1"}})
+    html = browser.get(f"/projects/{project}/services/roomy/edit/").content.decode()
+    assert len(row_slices(html, "extras")) == 3  # its one and two to fill

@@ -255,6 +255,8 @@ def test_what_a_full_page_action_did_gets_the_focus(browser, shop):
     assert page.evaluate("document.activeElement.closest('main') !== null")
     # a service saved in the editor: its "Service … saved" notice on the page it goes to
     page.goto(f"{shop['url']}/projects/{shop['project']}/services/checkout/edit/")
+    # (a form left as it was saves nothing, and says so)
+    page.get_by_label("Owner (team)").fill("checkout-guild")
     page.get_by_role("button", name="Save").first.click()
     page.wait_for_load_state("load")
     tag, text, role = page.evaluate(ACTIVE)

@@ -69,6 +69,8 @@ def shop(live_server, factory):
         "project": project,
         "token": token,
         "session": session_start(membership=membership),
+        "long_slug": slug,
+        "client": client,
     }
 
 
@@ -336,4 +338,32 @@ def test_on_a_laptop_a_changes_field_column_is_narrow_and_a_wrapped_item_indente
         "d => [getComputedStyle(d).textIndent, getComputedStyle(d).paddingLeft]"
     )
     assert indent == ["-16px", "16px"]
+    context.close()
+
+
+def test_a_long_one_word_name_breaks_in_notices_buttons_and_labels_on_a_phone(browser, shop):
+    """A 60-character name without a space spilled past a phone's screen: in the notice
+    after adding a service, on the service delete page's button, and in the project delete
+    page's "Type <name> to confirm"."""
+    long_project = new_project(
+        shop["client"], "AcmeCorporationEnterpriseArchitectureOverviewPlatform"
+    )
+    context, page = member_page(browser, shop, PHONE)
+    project = f"{shop['url']}/projects/{shop['project']}"
+    page.goto(f"{project}/services/new/")
+    page.get_by_label("Name", exact=True).fill("NotificationPreferencesAndDeliverySchedulerForEU")
+    page.get_by_role("button", name="Add service").click()
+    expect(page.locator(".notice")).to_contain_text("NotificationPreferences")
+    for where in (
+        page.url,
+        f"{project}/services/{shop['long_slug']}/delete/",
+        f"{shop['url']}/projects/{long_project}/delete/",
+    ):
+        assert page.goto(where).status == 200, where
+        width, screen = page.evaluate(PAGE_WIDTH)
+        assert width <= screen, (where, width)
+    button = page.get_by_role("button", name=re.compile("^Delete"))
+    page.goto(f"{project}/services/{shop['long_slug']}/delete/")
+    box = button.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
     context.close()
