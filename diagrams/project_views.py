@@ -51,7 +51,9 @@ def projects_page(request):
     query = request.GET.get("q", "").strip()[:200]
     pinned = _flag(request.GET.get("pinned"))
     archived = _flag(request.GET.get("archived", "no"))  # "all" shows both
-    page = page_number(request.GET.get("page"), default=0)
+    # ?page= counts from 1, as the Services and History pages' do (it counted from 0: ?page=1
+    # was the second page, and "There is no page 100" answered ?page=99)
+    page = page_number(request.GET.get("page"), default=1, minimum=1) - 1
     projects, total = selectors.project_list(
         actor=actor,
         page=page,
@@ -68,8 +70,8 @@ def projects_page(request):
         "archived": request.GET.get("archived", "no"),
     }
 
-    def page_link(number: int) -> str:
-        return "?" + urlencode({**filters, "page": number})
+    def page_link(index: int) -> str:  # (index: from 0)
+        return "?" + urlencode({**filters, "page": index + 1})
 
     for project in projects:
         project.can_manage = actor.can_manage_project(created_by_ref=project.created_by_ref)
@@ -160,7 +162,13 @@ def project_action(request, project_id: str, action: str):
                     ),
                 )
             else:
-                messages.success(request, f"“{project.name}” is back in the list.")
+                messages.success(
+                    request,
+                    format_html(
+                        '“{}” is unarchived: it is back in the <a href="/">projects list</a>.',
+                        project.name,
+                    ),
+                )
         elif action == "duplicate":
             source = selectors.project_get(actor=actor, project_id=project_id)
             copy = services.project_duplicate(

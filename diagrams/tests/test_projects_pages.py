@@ -82,7 +82,11 @@ def test_pin_archive_and_filters(browser, member):
     assert "This project is archived" in page
     assert f'action="/projects/{alpha.id}/unarchive/"' in page
     assert "This project is archived" not in browser.get(f"/projects/{beta.id}/").content.decode()
-    browser.post(f"/projects/{alpha.id}/unarchive/", {"next": "/"})
+    # unarchived from the archived ones, where it vanishes: said where it went, with the way
+    back = browser.post(f"/projects/{alpha.id}/unarchive/", {"next": "/?archived=yes"}, follow=True)
+    assert '“Alpha” is unarchived: it is back in the <a href="/">projects list</a>.' in (
+        back.content.decode()
+    )
     assert "This project is archived" not in browser.get(f"/projects/{alpha.id}/").content.decode()
     browser.post(f"/projects/{alpha.id}/unpin/", {"next": "/"})
     assert not Pin.objects.filter(project=alpha).exists()
@@ -95,8 +99,11 @@ def test_paging(browser, settings):
         create(browser, f"Project {i:02d}")
     first = browser.get("/").content.decode()
     assert "Page 1 of 2" in first and "Older" in first
-    second = browser.get("/?page=1").content.decode()
+    second = browser.get("/?page=2").content.decode()
     assert second.count('class="project-row') == 3
+    # counted from 1, as the Services and History pages count
+    assert "Page 2 of 2" in second and 'href="?q=&amp;pinned=&amp;archived=no&amp;page=1"' in second
+    assert browser.get("/?page=1").content.decode().count('class="project-row') == 20
 
 
 def test_duplicate_and_delete_with_confirmation(browser):
@@ -161,7 +168,7 @@ def test_a_new_organization_is_welcomed_not_told_nothing_matches(browser):
     page = browser.get("/").content.decode()
     assert "Every project of this organization is archived" in page
     assert "No projects yet" not in page
-    page = browser.get("/?page=7").content.decode()
+    page = browser.get("/?page=8").content.decode()
     assert "There is no page 8" in page and "archived" not in page.split("There is no page")[1][:80]
 
 
