@@ -182,6 +182,12 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = not STATIC_HASHED  # hashed: only what collectstatic wrote
 WHITENOISE_AUTOREFRESH = DEBUG
+# The service editor's form holds up to 500 topics each way (the API's MAX_TOPICS), four
+# fields a row (name, category, owner, the stored topic it began as), 20 extras of two and
+# the service's own fields: Django's 1,000 refused a form of some 250 topic rows with a bare
+# 400 (TooManyFieldsSent), everything typed lost.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 2 * 500 * 4 + 2 * 20 + 100
+
 # Without collectstatic (development, tests) files come from the finders; no need to warn.
 warnings.filterwarnings("ignore", message="No directory at")
 

@@ -205,6 +205,8 @@ _PLAIN = (
     ),
     (re.compile(r"^Ensure this field has at least (\d+) characters\.$"), "At least {} characters."),
     (re.compile(r"^Ensure this field has no more than (\d+) elements\.$"), "At most {} of them."),
+    (re.compile(r"^This field may not be blank\.$"), "Required: it cannot be empty."),
+    (re.compile(r"^This field is required\.$"), "Required."),
 )
 
 
@@ -213,7 +215,7 @@ def _plain(message: str) -> str:
     for pattern, plain in _PLAIN:
         match = pattern.match(message)
         if match:
-            return plain.format(match.group(1))
+            return plain.format(*match.groups())
     return message
 
 

@@ -701,3 +701,29 @@ def test_twenty_extras_offer_no_empty_row_to_fill(browser, api, project):
     new_service(api, project, {"name": "Roomy", "extras": {"a": "1"}})
     html = browser.get(f"/projects/{project}/services/roomy/edit/").content.decode()
     assert len(row_slices(html, "extras")) == 3  # its one and two to fill
+
+
+def test_a_form_of_as_many_topics_as_a_service_may_have_is_read(browser, api, project):
+    """500 topics each way (the API's most): the form's thousands of fields were refused
+    past Django's 1,000 with a bare 400, everything typed lost."""
+    rows = 500
+    form = form_data(
+        **{
+            f"{direction}-{field}": [
+                f"{direction}.{i}" if field == "name" else "" for i in range(rows)
+            ]
+            for direction in ("consumes", "produces")
+            for field in ("name", "category", "owner", "was")
+        }
+    )
+    assert browser.post(f"/projects/{project}/services/new/", form).status_code == 302
+    saved = api.get(f"/v1/projects/{project}/services/checkout").json()
+    assert len(saved["consumes"]) == len(saved["produces"]) == rows
+
+
+def test_an_empty_name_is_said_in_the_forms_words(browser, project):
+    """DRF's "This field may not be blank." was shown beside the name as it came."""
+    response = browser.post(f"/projects/{project}/services/new/", form_data(name="   "))
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Required: it cannot be empty." in html and "may not be blank" not in html
