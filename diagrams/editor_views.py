@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_http_methods
 from rest_framework import serializers
 
@@ -64,6 +65,21 @@ def _not_found(request):
 
 def _services_url(project_id: str) -> str:
     return f"/projects/{project_id}/services/"
+
+
+def _history_url(project_id: str) -> str:
+    return f"/projects/{project_id}/history/"
+
+
+def _return_to(request, project) -> str:
+    """Where Save and Cancel lead: back to the project page the member came from (its Edit
+    links say so, with the view it showed), else the Services list."""
+    back = request.POST.get("next") or request.GET.get("next") or ""
+    page = f"/projects/{project.id}/"
+    plain = back.isascii() and back.isprintable() and not any(c in back for c in " #\\")
+    if plain and (back == page or back.startswith(page + "?")):
+        return back
+    return _services_url(project.id)
 
 
 # --- The form's state -----------------------------------------------------------------------
@@ -293,6 +309,7 @@ def _form_page(request, project, *, form, errors, snapshot=None, status=200, con
             "errors": errors,
             "has_errors": bool(errors) or _row_errors(form),
             "conflict": conflict,
+            "back": _return_to(request, project),
             **_datalists(project),
         },
         status=status,
@@ -369,7 +386,7 @@ def _save(request, project, *, snapshot=None, expected=None):
         )
     verb = "added" if snapshot is None else "saved"
     messages.success(request, f"Service “{saved.name}” {verb}.")
-    return redirect(_services_url(project.id))
+    return redirect(_return_to(request, project))
 
 
 # --- Pages ----------------------------------------------------------------------------------
@@ -472,7 +489,7 @@ def service_edit(request, project_id: str, slug: str):
                 # no new version: it filled the history with "No field changed" and made a
                 # colleague's form, open meanwhile, a conflict over nothing
                 messages.success(request, f"Nothing changed in “{snapshot.name}”: nothing to save.")
-                return redirect(_services_url(project.id))
+                return redirect(_return_to(request, project))
             if expected is not None and expected != (str(snapshot.service_id), snapshot.version):
                 return _changed_meanwhile(request, project, snapshot, expected=expected)
             return _save(request, project, snapshot=snapshot, expected=expected)
@@ -585,10 +602,12 @@ def _changed_meanwhile(request, project, current, *, slug: str | None = None, ex
             f"The service you opened was deleted, and {current.actor} added another one "
             f"named “{current.name}” at {when}."
         )
-        errors = {"form": [
-            f"{happened} Compare with the service as it is now (its history shows the "
-            "change), then Save changes again to keep what you typed."
-        ]}  # fmt: skip
+        errors = {"form": [format_html(
+            "{} Compare with the service as it is now (<a href=\"{}\">its history</a> shows "
+            "the change), then Save changes again to keep what you typed.",
+            happened,
+            _history_url(project.id),
+        )]}  # fmt: skip
     else:
         renamed = f" (and renamed it “{current.name}”)" if slug and slug != current.slug else ""
         happened = f"{current.actor} changed this service at {when}, after you opened it{renamed}."
@@ -599,10 +618,13 @@ def _changed_meanwhile(request, project, current, *, slug: str | None = None, ex
             merged = ""
         else:
             form, merged = _merged(opened, current, form)
-        errors = {"form": [
-            f"{happened}{merged} Compare with the service as it is now (its history shows "
-            "the change), then Save changes again to save the form as it is."
-        ]}  # fmt: skip
+        errors = {"form": [format_html(
+            "{}{} Compare with the service as it is now (<a href=\"{}\">its history</a> "
+            "shows the change), then Save changes again to save the form as it is.",
+            happened,
+            merged,
+            _history_url(project.id),
+        )]}  # fmt: skip
     return _form_page(
         request, project, form=form, errors=errors, snapshot=current, status=409, conflict=True
     )

@@ -284,6 +284,8 @@ def test_a_save_after_a_colleagues_change_keeps_both_and_says_so(browser, api, p
     assert response.status_code == 409
     html = response.content.decode()
     assert "changed this service at" in html and "after you opened it" in html
+    # with the way to what they changed
+    assert f'(<a href="/projects/{project}/history/">its history</a> shows the change)' in html
     assert 'value="team-shop"' in html  # what was typed is kept
     assert history_total(api, project) == before
     owner = api.get(f"/v1/projects/{project}/services/checkout").json()["owner"]
@@ -727,3 +729,29 @@ def test_an_empty_name_is_said_in_the_forms_words(browser, project):
     assert response.status_code == 400
     html = response.content.decode()
     assert "Required: it cannot be empty." in html and "may not be blank" not in html
+
+
+def test_save_and_cancel_lead_back_to_the_project_page_an_edit_came_from(browser, api, project):
+    """The project page's Edit links say where they came from (with the view it showed):
+    Save and Cancel led to the Services list whatever page the member left."""
+    new_service(api, project, {"name": "Checkout"})
+    view = f"/projects/{project}/?focus=service--checkout&depth=2"
+    page = browser.get(f"/projects/{project}/").content.decode()
+    assert f'/services/checkout/edit/?next=/projects/{project}/"' in page
+    url = f"/projects/{project}/services/checkout/edit/"
+    html = browser.get(url, {"next": view}).content.decode()
+    escaped = view.replace("&", "&amp;")
+    assert f'<a href="{escaped}" class="button secondary">Cancel</a>' in html
+    form = submitted(html)
+    assert form["next"] == view
+    response = browser.post(url, {**form, "owner": "team-a"})
+    assert response.status_code == 302 and response["Location"] == view
+    # nothing changed: back there too
+    form = submitted(browser.get(url, {"next": view}).content.decode())
+    assert browser.post(url, form)["Location"] == view
+    # anywhere else (another site, another project, a path with a fragment): the list
+    for elsewhere in ("//evil.example/", "https://evil.example/", "/projects/other/", f"{view}#x"):
+        html = browser.get(url, {"next": elsewhere}).content.decode()
+        assert f'href="/projects/{project}/services/" class="button secondary">Cancel' in html
+        response = browser.post(url, {**submitted(html), "next": elsewhere, "owner": elsewhere})
+        assert response["Location"] == f"/projects/{project}/services/"

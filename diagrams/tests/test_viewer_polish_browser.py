@@ -478,7 +478,8 @@ def test_the_tables_and_the_count_follow_the_moment_the_graph_shows(browser, dem
     expect(services.get_by_role("button", name="Search Indexer")).to_have_count(0)
     checkout = services.locator("tr", has=page.get_by_role("button", name="Checkout"))
     expect(checkout.get_by_role("link", name="Edit Checkout")).to_have_attribute(
-        "href", f"/projects/{demo['project']}/services/checkout/edit/"
+        "href",
+        re.compile(re.escape(f"/projects/{demo['project']}/services/checkout/edit/") + r"\?next="),
     )
     # the services changed since are marked, as the graph outlines them
     for name in ("Legacy Mailer", "Search Worker", "Loyalty"):
@@ -652,7 +653,10 @@ def test_a_past_row_edits_the_same_service_under_its_name_now(browser, demo):
     old = services.locator("tr", has=page.get_by_role("button", name="Search Worker"))
     expect(old).to_have_count(1)
     expect(old.get_by_role("link", name="Edit Search Worker")).to_have_attribute(
-        "href", f"/projects/{demo['project']}/services/search-indexer/edit/"
+        "href",
+        re.compile(
+            re.escape(f"/projects/{demo['project']}/services/search-indexer/edit/") + r"\?next="
+        ),
     )
     mailer = services.locator("tr", has=page.get_by_role("button", name="Legacy Mailer"))
     expect(mailer.get_by_role("link")).to_have_count(0)  # deleted since: nothing to edit
@@ -838,7 +842,10 @@ def test_a_moment_older_than_the_newest_100_changes_is_marked_as_one_inside_them
     # the row of a service renamed since edits it under its name now
     worker = services.locator("tr", has=page.get_by_role("button", name="Search Worker"))
     expect(worker.get_by_role("link", name="Edit Search Worker")).to_have_attribute(
-        "href", f"/projects/{demo['project']}/services/search-indexer/edit/"
+        "href",
+        re.compile(
+            re.escape(f"/projects/{demo['project']}/services/search-indexer/edit/") + r"\?next="
+        ),
     )
     # the slider reaches back over what was read, and stands at the moment shown
     slider = page.locator("[data-timeline]")
@@ -918,7 +925,10 @@ def test_a_service_only_updated_since_an_old_moment_keeps_its_edit_link(browser,
         row = services.locator("tr", has=page.get_by_role("button", name=name))
         expect(row.locator(".changed-swatch")).to_be_visible()
         expect(row.get_by_role("link", name=f"Edit {name}")).to_have_attribute(
-            "href", f"/projects/{demo['project']}/services/{slug}/edit/"
+            "href",
+            re.compile(
+                re.escape(f"/projects/{demo['project']}/services/{slug}/edit/") + r"\?next="
+            ),
         )
     gateway = services.locator("tr", has=page.get_by_role("button", name="Payment Gateway"))
     expect(gateway).to_have_count(1)

@@ -19,6 +19,13 @@
   var lists = document.querySelector("[data-entity-lists]");
   // the tables' names focus the graph on them (their rows are redrawn for a past moment)
   lists.addEventListener("click", function (event) {
+    // an Edit link leads back, after Save or Cancel, to the view shown when it was followed
+    var edit = event.target.closest("a[href*='/edit']");
+    if (edit) {
+      var address = new URL(edit.href);
+      address.searchParams.set("next", window.location.pathname + window.location.search);
+      edit.href = address.pathname + address.search;
+    }
     var button = event.target.closest("[data-focus-id]");
     if (!button) return;
     focus(button.getAttribute("data-focus-id"), button.textContent);
@@ -394,7 +401,8 @@
       var slugNow = editor(service.slug);
       if (slugNow) {
         edit.append(element("a", {
-          href: "/projects/" + project + "/services/" + encodeURIComponent(slugNow) + "/edit/",
+          href: "/projects/" + project + "/services/" + encodeURIComponent(slugNow) + "/edit/?next=" +
+            encodeURIComponent(window.location.pathname + window.location.search),
           "aria-label": "Edit " + service.name
         }, "Edit"));
       }
