@@ -243,9 +243,16 @@ def project_delete_page(request, project_id: str):
 
 
 def copy_name(name: str) -> str:
-    """The name of a copy made from the projects page: "<name> (copy)", within 60 characters."""
+    """The name of a copy made from the projects page: "<name> (copy)", within 60 characters;
+    a name too long for that is cut after a whole word, with an ellipsis ("Customer
+    Notification Preferences And… (copy)", not "…Schedu (copy)")."""
     suffix = " (copy)"
-    return name[: 60 - len(suffix)].rstrip() + suffix
+    if len(name) + len(suffix) <= 60:
+        return name + suffix
+    room = 60 - len(suffix) - 1  # and the ellipsis
+    cut = name[: room + 1].rsplit(" ", 1)[0] if " " in name[: room + 1] else ""
+    kept = cut if len(cut) >= room // 2 else name[:room]  # no word break near: cut hard
+    return kept.rstrip(" -_.,;:") + "…" + suffix
 
 
 @require_http_methods(["GET", "POST"])

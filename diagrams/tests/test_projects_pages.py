@@ -131,7 +131,31 @@ def test_a_long_name_still_fits_once_copied(browser):
     source = Project.objects.get()
     browser.post(f"/projects/{source.id}/duplicate/")
     copy = Project.objects.exclude(pk=source.pk).get()
-    assert copy.name == "N" * 53 + " (copy)" and len(copy.name) == 60
+    # one word: cut where it must, and said to be cut
+    assert copy.name == "N" * 52 + "… (copy)" and len(copy.name) == 60
+
+
+@pytest.mark.parametrize(
+    "name, copied",
+    [
+        ("Payments", "Payments (copy)"),
+        ("A" * 53, "A" * 53 + " (copy)"),  # 60 exactly
+        (
+            "Customer Notification Preferences And Delivery Scheduler XYZ",
+            "Customer Notification Preferences And Delivery… (copy)",
+        ),
+        ("Platform - Payments - Europe - West - Settlement - Ledger", None),
+    ],
+)
+def test_a_copys_name_is_cut_after_a_whole_word(name, copied):
+    from diagrams.project_views import copy_name
+
+    said = copy_name(name)
+    assert len(said) <= 60
+    if copied:
+        assert said == copied
+    else:  # separators are not left dangling before the ellipsis
+        assert said.endswith("Settlement… (copy)")
 
 
 def test_rename_and_describe_a_project(browser):
