@@ -154,7 +154,8 @@ def test_on_a_phone_each_service_is_a_card_with_edit_on_its_line(browser, shop):
     roles = [n["role"]["value"] for n in tree if not n.get("ignored") and "role" in n]
     assert roles.count("table") == 2 and roles.count("columnheader") == 8
     edit.click()
-    expect(page).to_have_url(f"{shop['url']}/projects/{shop['project']}/services/checkout/edit/")
+    edit_url = f"{shop['url']}/projects/{shop['project']}/services/checkout/edit/"
+    expect(page).to_have_url(re.compile(re.escape(edit_url) + r"\?next="))  # (back to here)
     context.close()
 
 
