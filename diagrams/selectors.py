@@ -279,6 +279,11 @@ def live_snapshots(*, project: Project, at: datetime | None = None) -> QuerySet[
     return ServiceSnapshot.objects.filter(pk__in=ids, deleted=False)
 
 
+def _valid_at(at: datetime) -> Q:
+    """The snapshots that held at `at`: begun by then, not yet ended."""
+    return Q(valid_from__lte=at) & (Q(valid_until__isnull=True) | Q(valid_until__gt=at))
+
+
 def past_services_fate(
     *, project: Project, at: datetime, slugs: list[str]
 ) -> tuple[dict[str, str], set[str]]:
@@ -289,10 +294,8 @@ def past_services_fate(
     page's 100 rows need."""
     then = dict(
         ServiceSnapshot.objects.filter(
-            project=project, slug__in=slugs, deleted=False, valid_from__lte=at
-        )
-        .filter(Q(valid_until__isnull=True) | Q(valid_until__gt=at))
-        .values_list("slug", "service_id")
+            _valid_at(at), project=project, slug__in=slugs, deleted=False
+        ).values_list("slug", "service_id")
     )
     services = list(then.values())
     now = dict(
@@ -326,9 +329,7 @@ def service_at(*, project: Project, slug: str, at: datetime | None = None) -> Se
     if is_current(at):
         snapshots = snapshots.filter(valid_until__isnull=True)
     else:
-        snapshots = snapshots.filter(
-            Q(valid_until__isnull=True) | Q(valid_until__gt=at), valid_from__lte=at
-        )
+        snapshots = snapshots.filter(_valid_at(at))
     snapshot = snapshots.select_related("service").first()
     if snapshot is None:
         raise ServiceNotFound()
