@@ -23,13 +23,14 @@ from diagrams.api.serializers import (
 )
 from diagrams.selectors import (
     history_page,
+    history_service,
     project_entities_cached,
     project_get,
     service_at,
     service_deleted_as,
     service_renamed_from,
     service_version,
-    snapshot_diff,
+    snapshots_changes,
 )
 from diagrams.service_writes import (
     ServiceChangedMeanwhile,
@@ -67,8 +68,10 @@ def _services_url(project_id: str) -> str:
     return f"/projects/{project_id}/services/"
 
 
-def _history_url(project_id: str) -> str:
-    return f"/projects/{project_id}/history/"
+def _history_url(project_id: str, service_id=None) -> str:
+    """The project's history page; one service's history, given its id."""
+    url = f"/projects/{project_id}/history/"
+    return f"{url}?service={service_id}" if service_id else url
 
 
 def _return_to(request, project) -> str:
@@ -551,8 +554,11 @@ def _unchanged(post, project, current, expected) -> bool:
 
 
 def _listed(names: list[str]) -> str:
-    names = [FIELD_NAMES[name] for name in names]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return _listed_words([FIELD_NAMES[name] for name in names])
+
+
+def _listed_words(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _merged(opened, current, typed: dict) -> tuple[dict, str]:
@@ -575,8 +581,30 @@ def _merged(opened, current, typed: dict) -> tuple[dict, str]:
     if theirs:
         said += f" The form below holds their {_listed(theirs)}."
     if both:
-        said += f" You both changed the {_listed(both)}: the form keeps what you typed there."
+        named = [f"{FIELD_NAMES[field]} ({_theirs(field, now[field])})" for field in both]
+        said += (
+            f" You both changed the {_listed_words(named)}: the form keeps what you typed there."
+        )
     return form, said
+
+
+THEIRS_SHOWN = 5  # topics or extras named of a colleague's list; the rest counted
+
+
+def _theirs(field: str, value) -> str:
+    """A colleague's value of a part of the form, as the conflict message quotes it."""
+    if isinstance(value, str):
+        text = value.replace("\r\n", "\n").strip()
+        return f"theirs: “{text}”" if text else "theirs: none"
+    if field == "extras":
+        items = [f"{row['key']}={row['value']}" for row in value]
+    else:
+        items = [row["name"] for row in value]
+    if not items:
+        return "theirs: none"
+    more = len(items) - THEIRS_SHOWN
+    shown = ", ".join(items[:THEIRS_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    return f"theirs: {shown}"
 
 
 def _changed_meanwhile(request, project, current, *, slug: str | None = None, expected=None):
@@ -623,7 +651,7 @@ def _changed_meanwhile(request, project, current, *, slug: str | None = None, ex
             "shows the change), then Save changes again to save the form as it is.",
             happened,
             merged,
-            _history_url(project.id),
+            _history_url(project.id, current.service_id),
         )]}  # fmt: skip
     return _form_page(
         request, project, form=form, errors=errors, snapshot=current, status=409, conflict=True
@@ -684,7 +712,9 @@ def _readable(value) -> list[str]:
         if all(isinstance(item, str) for item in value):
             return list(value)
         return [_topic_line(item) if isinstance(item, dict) else str(item) for item in value]
-    return [str(value)] if value != "" else ["(empty)"]
+    if isinstance(value, str):  # a description's lines (its line breaks kept), one a line
+        return [line for line in value.splitlines() if line.strip()] or ["(empty)"]
+    return [str(value)]
 
 
 def _topic_line(topic: dict) -> str:
@@ -716,7 +746,8 @@ def _marked(change: dict) -> dict:
 
 @require_GET
 def history(request, project_id: str):
-    """The project's events, newest first, each with its changes field by field."""
+    """The project's events, newest first, each with its changes field by field; one
+    service's alone with `?service=` (its id, or a slug it went by)."""
     actor = page_actor(request)
     if actor is None:
         return _login(request)
@@ -724,31 +755,53 @@ def history(request, project_id: str):
         project = project_get(actor=actor, project_id=project_id)
     except ApiError:
         return _not_found(request)
+    key = request.GET.get("service", "").strip()
+    service = None
+    if key:
+        service = history_service(project=project, key=key)
+        if service is None:
+            return render(
+                request,
+                "editor/history.html",
+                {"project": project, "missing": key, "events": [], "total": 0},
+                status=404,
+            )
+    kept = {"service": str(service.service_id)} if service else {}
     page = page_number(request.GET.get("page"), default=1, minimum=1)
-    snapshots, total = history_page(project=project, page=page - 1, size=HISTORY_PAGE_SIZE)
+    snapshots, total = history_page(
+        project=project,
+        page=page - 1,
+        size=HISTORY_PAGE_SIZE,
+        service_id=service.service_id if service else None,
+    )
     pages = max(1, -(-total // HISTORY_PAGE_SIZE))
     if page > pages:  # an old link past the end: its last page
-        return redirect(f"{request.path}?page={pages}")
-    events = []
-    for snapshot in snapshots:
-        diff = snapshot_diff(project=project, snapshot_id=str(snapshot.pk))
-        events.append(
-            {
-                "snapshot": snapshot,
-                "at": iso(snapshot.valid_from),
-                "changes": [_marked(c) for c in diff["changes"]],
-            }
-        )
+        return redirect(f"{request.path}?{urlencode({**kept, 'page': pages})}")
+    changes = snapshots_changes(snapshots)
+    events = [
+        {
+            "snapshot": snapshot,
+            "at": iso(snapshot.valid_from),
+            "changes": [_marked(c) for c in changes[snapshot.pk]],
+        }
+        for snapshot in snapshots
+    ]
+
+    def page_url(number: int) -> str:
+        return "?" + urlencode({**kept, "page": number} if number > 1 else kept)
+
     return render(
         request,
         "editor/history.html",
         {
             "project": project,
+            "service": service,
             "events": events,
             "total": total,
             "page": page,
             "pages": pages,
-            "previous_page": page - 1 if page > 1 else None,
-            "next_page": page + 1 if page < pages else None,
+            "first_url": page_url(1),
+            "previous_url": page_url(page - 1) if page > 1 else None,
+            "next_url": page_url(page + 1) if page < pages else None,
         },
     )

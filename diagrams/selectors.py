@@ -398,9 +398,14 @@ def project_entities_at(*, project: Project, at: datetime | None = None) -> dict
     return project_entities(project_state(project=project, at=at))
 
 
-def history_page(*, project: Project, page: int, size: int) -> tuple[list[ServiceSnapshot], int]:
-    """The project's snapshots as events, newest first, and their total."""
+def history_page(
+    *, project: Project, page: int, size: int, service_id=None
+) -> tuple[list[ServiceSnapshot], int]:
+    """The project's snapshots as events, newest first, and their total; one service's
+    alone when `service_id` is given."""
     snapshots = ServiceSnapshot.objects.filter(project=project)
+    if service_id is not None:
+        snapshots = snapshots.filter(service_id=service_id)
     total = snapshots.count()
     offset = page * size
     items = (
@@ -434,6 +439,47 @@ def snapshot_diff(*, project: Project, snapshot_id: str) -> dict:
         "action": snapshot.action,
         "changes": snapshot_changes(before, after),
     }
+
+
+def snapshots_changes(snapshots: list[ServiceSnapshot]) -> dict:
+    """Each snapshot's changes against the one before it of the same service (as
+    `snapshot_diff` says them), keyed by the snapshot's id: one query for a page of them,
+    not two each."""
+    wanted = Q()
+    for snapshot in snapshots:
+        if snapshot.version > 1:
+            wanted |= Q(service_id=snapshot.service_id, version=snapshot.version - 1)
+    previous = {}
+    if wanted:
+        previous = {(s.service_id, s.version): s for s in ServiceSnapshot.objects.filter(wanted)}
+    changes = {}
+    for snapshot in snapshots:
+        before = previous.get((snapshot.service_id, snapshot.version - 1))
+        changes[snapshot.pk] = snapshot_changes(
+            snapshot_fields(before) if before else None,
+            None if snapshot.deleted else snapshot_fields(snapshot),
+        )
+    return changes
+
+
+def history_service(*, project: Project, key: str) -> ServiceSnapshot | None:
+    """The current snapshot (a deletion's, if deleted) of the project's service named by
+    `key`: its id, or a slug it went by (the service that last did). None for neither."""
+    try:
+        service_id = uuid.UUID(key)
+    except (ValueError, AttributeError):
+        former = (
+            ServiceSnapshot.objects.filter(project=project, slug=key)
+            .order_by("-valid_from", "-version")
+            .only("service_id")
+            .first()
+        )
+        if former is None:
+            return None
+        service_id = former.service_id
+    return ServiceSnapshot.objects.filter(
+        project=project, service_id=service_id, valid_until__isnull=True
+    ).first()
 
 
 def snapshot_fields(snapshot: ServiceSnapshot) -> dict:

@@ -62,6 +62,7 @@ def member_pages(site) -> list[str]:
         f"{project}/services/{site['slug']}/edit/",
         f"{project}/services/{site['slug']}/delete/",
         f"{project}/history/",
+        f"{project}/history/?service={site['slug']}",  # one service's
         "/settings/",
         "/settings/account/",
         "/settings/members/",

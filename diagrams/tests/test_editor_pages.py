@@ -284,8 +284,14 @@ def test_a_save_after_a_colleagues_change_keeps_both_and_says_so(browser, api, p
     assert response.status_code == 409
     html = response.content.decode()
     assert "changed this service at" in html and "after you opened it" in html
-    # with the way to what they changed
-    assert f'(<a href="/projects/{project}/history/">its history</a> shows the change)' in html
+    # what they made of the field both changed, and the way to the service's own history
+    assert (
+        "You both changed the owner (theirs: “team-b”): the form keeps what you typed there."
+        in html
+    )
+    service_id = opened_as(html)["service"]
+    history = f"/projects/{project}/history/?service={service_id}"
+    assert f'(<a href="{history}">its history</a> shows the change)' in html
     assert 'value="team-shop"' in html  # what was typed is kept
     assert history_total(api, project) == before
     owner = api.get(f"/v1/projects/{project}/services/checkout").json()["owner"]
@@ -347,7 +353,7 @@ def test_after_a_colleagues_change_the_form_takes_theirs_where_the_member_typed_
     assert response.status_code == 409
     html = response.content.decode()
     assert "The form below holds their name and extras." in html
-    assert "You both changed the owner: the form keeps what you typed there." in html
+    assert "You both changed the owner (theirs: “team-b”): the form keeps what you typed" in html
     again = submitted(html)
     assert again["name"] == "Till" and again["description"] == "Takes and keeps orders"
     assert again["owner"] == "team-c" and "oncall" in again["extras-key"]
@@ -359,6 +365,38 @@ def test_after_a_colleagues_change_the_form_takes_theirs_where_the_member_typed_
     assert saved["description"] == "Takes and keeps orders" and saved["owner"] == "team-c"
     assert saved["extras"] == extras
     assert [t["name"] for t in saved["produces"]] == ["orders.placed", "orders.cancelled"]
+
+
+def test_where_both_changed_a_field_the_message_says_what_the_colleague_made_of_it(
+    browser, api, project
+):
+    """The form keeps what the member typed where both changed a part; the colleague's
+    value, which the form no longer shows, is in the message: a list named up to five,
+    the rest counted; a part they emptied, as none."""
+    base = f"/v1/projects/{project}/services"
+    assert browser.post(f"/projects/{project}/services/new/", form_data()).status_code == 302
+    stale = opened_form(browser, project, "checkout")
+    topics = [{"name": f"t{i}.seen"} for i in range(7)]
+    colleague = {"name": "Checkout", "description": None, "consumes": topics}
+    assert put(api, f"{base}/checkout", colleague).status_code == 200
+    typed = {
+        **stale,
+        "description": "Takes <orders>",
+        "consumes-name": ["cart.emptied", ""],
+        "consumes-category": ["", ""],
+        "consumes-owner": ["", ""],
+    }
+    response = browser.post(f"/projects/{project}/services/checkout/edit/", typed)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert (
+        "You both changed the description (theirs: none) and topics it consumes (theirs: "
+        "t0.seen, t1.seen, t2.seen, t3.seen, t4.seen and 2 more): the form keeps what you "
+        "typed there." in html
+    )
+    again = submitted(html)
+    assert again["description"] == "Takes <orders>" and again["consumes-name"][0] == "cart.emptied"
+    assert "&lt;orders&gt;" in html and "<orders>" not in html
 
 
 def test_a_save_after_a_rename_or_a_deletion_keeps_what_was_typed(browser, api, project):
@@ -510,6 +548,77 @@ def test_history_pages(browser, api, project):
     past = browser.get(f"/projects/{project}/history/?page=99")
     assert past.status_code == 302
     assert past["Location"] == f"/projects/{project}/history/?page=2"
+
+
+def test_a_services_history_is_its_events_alone_under_every_name_it_had(browser, api, project):
+    """Each event's name leads to that service's history: its events alone, renames and
+    deletion included, and not those of a later service given its old name."""
+    base = f"/v1/projects/{project}/services"
+    history = f"/projects/{project}/history/"
+    new_service(api, project, {"name": "Checkout", "description": "Takes orders.\nKeeps them."})
+    new_service(api, project, {"name": "Billing"})
+    till = {"name": "Till", "description": "Takes orders.\nKeeps them a year."}
+    assert put(api, f"{base}/checkout", till).status_code == 200
+    assert api.delete(f"{base}/till").status_code == 204
+    new_service(api, project, {"name": "Checkout"})  # the name free again: another service
+    whole = browser.get(history).content.decode()
+    named = re.findall(r'<a class="history-name" href="\?service=([0-9a-f-]{36})">([^<]+)<', whole)
+    assert [name for _, name in named] == ["Checkout", "Till", "Till", "Billing", "Checkout"]
+    ids = [service for service, _ in named]
+    assert ids[1] == ids[2] == ids[4] and len({ids[0], ids[1], ids[3]}) == 3
+    own = browser.get(f"{history}?service={ids[1]}").content.decode().replace("<wbr>", "")
+    assert "<h1>History of “Till”</h1>" in own
+    assert "deleted on" in own and "3 events, newest first." in own
+    assert re.findall(r'class="history-action history-(\w+)"', own) == [
+        "deleted",
+        "renamed",
+        "created",
+    ]
+    assert "Billing" not in own and "Edit “Till”" not in own  # deleted: nothing to edit
+    assert f'href="{history}">Every service' in own
+    # a description's lines are lines, the one that changed marked
+    updated = own[own.index("history-renamed") : own.index("history-created")]
+    assert "<div>Takes orders.</div>" in updated
+    assert '<span class="visually-hidden">removed: </span>Keeps them.</div>' in updated
+    assert '<span class="visually-hidden">added: </span>Keeps them a year.</div>' in updated
+    # by a name (slug) it went by: the service that last did, which may be a later one
+    assert "<h1>History of “Till”</h1>" in browser.get(f"{history}?service=till").content.decode()
+    now = browser.get(f"{history}?service=checkout").content.decode()
+    assert "<h1>History of “Checkout”</h1>" in now and "1 event, newest first." in now
+    assert f'href="/projects/{project}/services/checkout/edit/">Edit “Checkout”</a>' in now
+    # a name no service had: said, with the way to the whole history
+    missing = browser.get(f"{history}?service=chekout")
+    assert missing.status_code == 404
+    assert "No service of this project goes or went by “chekout”." in missing.content.decode()
+
+
+def test_a_services_history_pages_keep_to_the_service(
+    browser, api, project, django_assert_max_num_queries
+):
+    base = f"/v1/projects/{project}/services"
+    history = f"/projects/{project}/history/"
+    new_service(api, project, {"name": "Other"})
+    new_service(api, project, {"name": "Checkout"})
+    for index in range(21):
+        body = {"name": "Checkout", "owner": f"t{index}"}
+        assert put(api, f"{base}/checkout", body).status_code == 200
+    edit = browser.get(f"/projects/{project}/services/checkout/edit/").content.decode()
+    service = opened_as(edit)["service"]
+    link = f'<a href="{history}?service={service}">Its history</a>'
+    assert link in edit  # the editor leads to it
+    first = browser.get(f"{history}?service={service}").content.decode()
+    assert "22 events" in first and "Page 1 of 2" in first
+    assert f'href="?service={service}&amp;page=2">Older' in first
+    second = browser.get(f"{history}?service={service}&page=2").content.decode()
+    assert second.count('class="history-event"') == 2 and "Other" not in second
+    assert f'href="?service={service}">← Newer' in second
+    past = browser.get(f"{history}?service={service}&page=9")
+    assert past["Location"] == f"{history}?service={service}&page=2"
+    # a page of 20 changes costs the queries of a page of one (not two more each)
+    with django_assert_max_num_queries(5):
+        browser.get(history)
+    with django_assert_max_num_queries(7):
+        browser.get(f"{history}?service=checkout")
 
 
 def test_services_list(browser, api, project):

@@ -90,6 +90,7 @@ def test_no_page_is_wider_than_a_phone(browser, shop):
         f"{project}/services/checkout/edit/",
         f"{project}/services/checkout/delete/",
         f"{project}/history/",
+        f"{project}/history/?service=checkout",
         f"{project}/share/",
         "/settings/",
         "/settings/members/",
