@@ -183,6 +183,9 @@ def project_action(request, project_id: str, action: str):
     except ApiError as failure:
         if failure.code == "project_not_found":
             return not_found_page(request)
+        if failure.code == "project_limit_reached":  # Duplicate at the plan's limit
+            messages.error(request, _limit_refusal(actor, source.name))
+            return redirect(_back(request))
         if failure.code != "not_found":  # unpinning what is not pinned is fine here
             return render(
                 request,
@@ -191,6 +194,26 @@ def project_action(request, project_id: str, action: str):
                 status=failure.status,
             )
     return redirect(_back(request))
+
+
+def _limit_refusal(actor, name: str) -> str:
+    """Why a project was not duplicated, and the ways out, where the member pressed it (a
+    phone shows no tooltip on a button that is off)."""
+    limits = limits_for_page(organization=actor.organization)
+    if limits["over"]:
+        why = (
+            f"this organization has {limits['currentProjects']:,} projects, "
+            f"{limits['over']:,} more than your plan's {limits['maxProjects']:,} "
+            f"(archived ones count too). Delete {limits['over'] + 1:,} you no longer need, or "
+        )
+    else:
+        why = (
+            f"all {limits['maxProjects']:,} projects of your plan are in use (archived ones "
+            "count too). Delete a project you no longer need, or "
+        )
+    return format_html(
+        '“{}” was not duplicated: {}<a href="/settings/billing/">see the plans</a>.', name, why
+    )
 
 
 def _project_to_manage(request, actor, project_id: str, verb: str):

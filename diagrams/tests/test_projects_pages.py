@@ -2,6 +2,7 @@
 paging, pin, create, archive, duplicate and delete with a confirmation naming the project."""
 
 import re
+from html import unescape
 
 import pytest
 
@@ -53,11 +54,21 @@ def test_bad_names_and_the_plan_limit_are_explained_and_kept(browser):
     assert "All 3 projects of your plan are in use" in html
     assert re.search(r'<button type="submit" class="button" disabled[^>]*>Create project', html)
     assert '<fieldset class="bare" disabled>' in html  # nothing to type into in vain
-    # nor a duplicate to make: each Duplicate is off too, and says why
+    # nor a duplicate to make: pressed, Duplicate says why where it was pressed (it was off,
+    # its reason in a tooltip, which a phone does not show), and makes nothing
     duplicates = re.findall(
         r'<button type="submit" class="link" aria-label="Duplicate [^"]*"([^>]*)>', html
     )
-    assert len(duplicates) == 3 and all("disabled" in d and "in use" in d for d in duplicates)
+    assert duplicates == [' aria-describedby="limit-note"'] * 3
+    three = Project.objects.get(name="Three")
+    pressed = browser.post(f"/projects/{three.id}/duplicate/", {"next": "/?q=t"}, follow=True)
+    assert pressed.redirect_chain == [("/?q=t", 302)]
+    assert (
+        '<div data-action-result class="alert" role="alert">“Three” was not duplicated: all 3 '
+        "projects of your plan are in use (archived ones count too). Delete a project you no "
+        'longer need, or <a href="/settings/billing/">see the plans</a>.</div>'
+    ) in pressed.content.decode()
+    assert Project.objects.count() == 3
     response = create(browser, "Four")  # a form posted anyway is refused as before
     assert response.status_code == 400 and "allows 3 projects" in response.content.decode()
     assert Project.objects.count() == 3
@@ -580,6 +591,13 @@ def test_more_projects_than_the_plan_allows_says_how_many_over_and_that_they_sta
     assert "stay open and editable" in note and "delete 3 you no longer need" in note
     assert re.search(r'<button type="submit" class="button" disabled[^>]*>Create project', html)
     assert browser.get("/settings/billing/").content.decode().count("2 over") == 1
+    five = Project.objects.get(name="Five")
+    pressed = browser.post(f"/projects/{five.id}/duplicate/", {"next": "/"}, follow=True)
+    assert (
+        "“Five” was not duplicated: this organization has 5 projects, 2 more than your plan's "
+        "3 (archived ones count too). Delete 3 you no longer need, or"
+    ) in unescape(pressed.content.decode())
+    assert Project.objects.count() == 5
 
 
 @pytest.mark.parametrize(
