@@ -3,6 +3,7 @@
 from django import forms
 from django.contrib.auth.password_validation import validate_password
 
+from accounts.models import User
 from archsvc.api.serializers import is_visible, text_problem
 
 
@@ -25,9 +26,10 @@ class SignupForm(forms.Form):
 
     def clean_password(self) -> str:
         """The password rules, checked with the other fields so that every problem shows at
-        once (user_signup checks again against the e-mail once the user exists)."""
+        once: not too close to the address either (user_signup checks again)."""
         password = self.cleaned_data["password"]
-        validate_password(password)
+        email = self.cleaned_data.get("email")
+        validate_password(password, User(email=email) if email else None)
         return password
 
     def clean_organization(self) -> str:

@@ -32,12 +32,33 @@ def email_taken(*, email: str) -> bool:
     return User.objects.filter(email=User.objects.normalize_email(email).strip().lower()).exists()
 
 
+def _organizationless_owner(user: User, password: str) -> bool:
+    """Whether a sign-up with a taken address is its owner's, back after being removed from
+    the last organization they were in: an active account that no organization holds, and
+    its own password. They start an organization of their own with it (the log-in has no
+    organization to take them to; a new account under the address cannot be made)."""
+    return (
+        user.is_active
+        and user.has_usable_password()
+        and not Membership.objects.accepted().filter(user_id=user.pk).exists()
+        and user.check_password(password)
+    )
+
+
 @transaction.atomic
 def user_signup(*, email: str, password: str, organization_name: str) -> Membership:
-    """Sign-up (CONTRACT 2): the user, a new organization, and an admin membership."""
+    """Sign-up (CONTRACT 2): the user, a new organization, and an admin membership. An
+    account in no organization (removed from its last one) signs up again with its own
+    password: the new organization is added to it."""
     email = User.objects.normalize_email(email).strip().lower()
-    if email_taken(email=email):
-        raise ResourceAlreadyExists(EMAIL_TAKEN)
+    user = User.objects.filter(email=email).first()
+    if user is not None:
+        if not _organizationless_owner(user, password):
+            raise ResourceAlreadyExists(EMAIL_TAKEN)
+        organization = organization_create(name=organization_name)
+        return Membership.objects.create(
+            user=user, organization=organization, role=Membership.ROLE_ADMIN
+        )
     user = User(email=email)
     validate_password(password, user)
     user.set_password(password)
@@ -144,7 +165,10 @@ def api_key_create(
                 expires_at=expires_at,
             )
     except IntegrityError as exc:
-        raise ResourceAlreadyExists("An active API key with this name exists.") from exc
+        raise ResourceAlreadyExists(
+            f"An active API key is named “{name}” already: choose another name, or revoke "
+            "that key first."
+        ) from exc
     token = api_key_token_encode(
         key_id=str(key.pk), org_id=organization.pk, issued_at=now, expires_at=expires_at
     )
@@ -206,6 +230,20 @@ def _is_needed_admin(membership: Membership) -> bool:
     )
 
 
+def _unclaimed(user: User) -> bool:
+    """An account an admin added by address that its owner never came to (no password),
+    and that no organization holds now (removed before they joined): added again, it is
+    a new account's case, a member at once with an invitation link to choose a password.
+    As a pending membership its join link asked for a log-in no one could pass. One that
+    another organization holds keeps the join link: an invitation link sets the password
+    of the whole account (`invitations._invite_refusal`)."""
+    return (
+        user.is_active
+        and not user.has_usable_password()
+        and not Membership.objects.accepted().filter(user_id=user.pk).exists()
+    )
+
+
 @transaction.atomic
 def membership_add(*, actor, email: str, role: str = Membership.ROLE_MEMBER) -> Membership:
     """An admin adds someone by e-mail. A user who does not exist yet is created without a
@@ -213,7 +251,8 @@ def membership_add(*, actor, email: str, role: str = Membership.ROLE_MEMBER) -> 
     link (`invite_path`). An account that exists already gets a pending membership, which
     grants nothing until its owner accepts it through a join link (`join_path`): anyone can
     hold an account under any address (addresses are not verified), so finding one proves
-    nothing about who reads the admin's messages to that address."""
+    nothing about who reads the admin's messages to that address. An account no one ever
+    claimed and no organization holds is added as a new one (`_unclaimed`)."""
     admin_required(actor)
     _role_checked(role)
     email = User.objects.normalize_email((email or "").strip()).lower()
@@ -243,9 +282,14 @@ def membership_add(*, actor, email: str, role: str = Membership.ROLE_MEMBER) -> 
                 f"{email} is invited already and has not joined yet: make a new "
                 "invitation link from the list if the first one was lost."
             )
+        if existing is not None and user.pk == actor.user_id:
+            raise ResourceAlreadyExists(
+                f"{email} is your own address: you are a member of this organization already."
+            )
         if existing is not None:
             raise ResourceAlreadyExists(f"{email} is already a member of this organization.")
-        accepted_at = None
+        if not _unclaimed(user):
+            accepted_at = None
     try:
         with transaction.atomic():
             return Membership.objects.create(

@@ -34,6 +34,7 @@ from accounts.services import (
 )
 from archsvc.api.errors import ApiError, BadRequest, Forbidden, NotFound
 from archsvc.api.ratelimit import rate_limit_hit, seconds_text
+from billing.providers import provider_get
 from billing.selectors import limits_for_page, plan_limits, plan_of, subscription_get
 from billing.services import (
     ai_credits_current,
@@ -109,6 +110,8 @@ def _members_page(
             "message": message,
             "error": error,
             "error_field": error_field,  # the field of the form the error is about
+            # said under that field (a phone scrolled to it does not see the page's top)
+            "error_inline": error_field in ("email", "role"),
             "form": form or {"email": "", "role": Membership.ROLE_MEMBER},
             "invite": invite,  # (e-mail, link) to show once, for the admin to send
             "join": join,  # the same, for someone whose account existed
@@ -192,11 +195,14 @@ def members_view(request):
             if membership.user_id == actor.user_id:
                 # The actor removed themselves: their session went with the membership.
                 return redirect("/accounts/login/")
-            message = (
-                f"{membership.user.email} is no longer invited; their join link no longer works."
-                if membership.is_pending
-                else f"{membership.user.email} was removed from the organization."
-            )
+            if membership.is_pending or not membership.user.has_usable_password():
+                link = "join" if membership.is_pending else "invitation"
+                message = (
+                    f"{membership.user.email} is no longer invited; their {link} link no "
+                    "longer works."
+                )
+            else:
+                message = f"{membership.user.email} was removed from the organization."
         else:
             raise NotFound("Unknown action.")
     except ApiError as error:
@@ -243,6 +249,8 @@ def _keys_page(
             "message": message,
             "error": error,
             "error_field": error_field,  # the field of the form the error is about
+            # said under that field (a phone scrolled to it does not see the page's top)
+            "error_inline": error_field in ("name", "expires_in_days"),
             "new_key": new_key,
             "form": form or {"name": "", "permissions": [], "expires_in_days": ""},
             "max_expiry_days": MAX_EXPIRY_DAYS,
@@ -325,11 +333,33 @@ def _uuid_or_none(value):
 # --- billing ----------------------------------------------------------------------------------
 
 
+# a subscription's status in words (Paddle's own names: "past_due" read as code)
+STATUS_WORDS = {
+    "active": "active",
+    "trialing": "in its trial",
+    "past_due": "payment overdue",
+    "paused": "paused",
+    "canceled": "canceled",
+}
+NO_CHECKOUT = (
+    "Plans are not sold online on this server yet: ask the people who run it to set your "
+    "organization's plan."
+)
+
+
 def _billing_page(request, actor, *, message=None, error=None, status=200):
     organization = actor.organization
     subscription = subscription_get(organization=organization)
     plan = plan_of(subscription)
     limits = limits_for_page(organization=organization)
+    # a plan to choose: offered only where this server can sell one (Paddle without a
+    # checkout page cannot), instead of a button that can only say it cannot
+    checkout = (
+        actor.can_manage_billing()
+        and (subscription is None or subscription.status == "canceled")
+        and provider_get().checkout_url(organization, base_url=request.build_absolute_uri("/"))
+        is not None
+    )
     return render(
         request,
         "settings/billing.html",
@@ -342,6 +372,9 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
             "credits": ai_credits_current(organization=organization),
             "can_manage": actor.can_manage_billing(),
             "cycle_switch": _cycle_switch(subscription),
+            "status_words": STATUS_WORDS.get(subscription.status) if subscription else None,
+            "checkout": checkout,
+            "no_checkout": NO_CHECKOUT,
             "plans": [
                 {"name": name, **limits_of_plan}
                 for name, limits_of_plan in settings.PLANS.items()
@@ -432,8 +465,7 @@ def billing_checkout_view(request):
         return _billing_page(
             request,
             actor,
-            error="Subscribing is not set up on this server yet: ask its operators "
-            "(manage.py set_subscription).",
+            error=NO_CHECKOUT,
             status=503,
         )
     return redirect(url)

@@ -40,6 +40,11 @@ from archsvc.api.errors import (
 )
 from archsvc.api.ratelimit import login_rate_limit_hit, seconds_text
 
+NO_ORGANIZATION_NOW = (
+    "Your account is in no organization now: it was removed from the last one it was in. "
+    "Ask an admin of your organization to add you again, or start an organization of your "
+    "own: sign up with this e-mail and password."
+)
 NO_ORGANIZATION_YET = (
     "Your account is in no organization yet: open the join link an admin of the organization "
     "sent you, and log in there."
@@ -107,6 +112,8 @@ def login_view(request):
                 )
         if user is not None and user_has_pending_memberships(user_id=user.pk):
             form.add_error(None, NO_ORGANIZATION_YET)
+        elif user is not None:  # removed from the last organization it was in
+            form.add_error(None, NO_ORGANIZATION_NOW)
         else:
             form.add_error(None, "That e-mail and password do not match an account.")
     context = {"form": form, "next": _next_url(request), "joining": _join_of_next(request)}

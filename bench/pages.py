@@ -83,6 +83,7 @@ def main() -> None:
         "project page at a past moment": f"/projects/{project.id}/?at={middle(project.id)}",
         "service editor": f"/projects/{project.id}/services/order-service/edit/",
         "history": f"/projects/{project.id}/history/",
+        "one service's history": f"/projects/{project.id}/history/?service=order-service",
         "shared view": f"/share/{token}/",
         "settings: billing": "/settings/billing/",
     }
@@ -98,6 +99,7 @@ def main() -> None:
         pages[f"services list, {size:,} services (first page of 100)"] = (
             f"/projects/{project_id}/services/"
         )
+        pages[f"history, {size:,} services (newest 20 events)"] = f"/projects/{project_id}/history/"
         # its shared view: the Show menu lists every category, owner, service and topic
         client.post(f"/v1/projects/{project_id}/public-share-token")
         shared = PublicShareToken.objects.get(project_id=project_id).token

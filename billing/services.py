@@ -200,7 +200,9 @@ def subscription_switch_cycle(*, actor: Actor, cycle: str) -> Subscription:
     try:
         fields = provider_get().switch_cycle(subscription, cycle)
     except ProviderError as error:
-        raise ServiceUnavailable(f"The billing provider refused the change: {error}") from error
+        raise ServiceUnavailable(
+            f"The billing cycle was not switched, nothing changed: {error}"
+        ) from error
     with transaction.atomic():
         locked = Subscription.objects.select_for_update().get(pk=subscription.pk)
         for field, value in fields.items():
@@ -218,9 +220,7 @@ def portal_session_url(*, actor: Actor, base_url: str) -> str:
     try:
         return provider_get().portal_url(subscription, base_url=base_url)
     except ProviderError as error:
-        raise ServiceUnavailable(
-            f"The billing provider could not open a portal: {error}"
-        ) from error
+        raise ServiceUnavailable(f"The billing portal could not be opened: {error}") from error
 
 
 def checkout_url(*, actor: Actor, base_url: str) -> str | None:

@@ -59,7 +59,7 @@ def test_create_api_key_prints_a_working_key_on_its_last_line(db):
 def test_duplicate_key_name_and_unknown_org_are_refused(db):
     run("create_member", "ada@example.com", "--org", "acme")
     run("create_api_key", "--org", "acme", "--name", "deploy")
-    with pytest.raises(CommandError, match="exists"):
+    with pytest.raises(CommandError, match="is named “deploy” already"):
         run("create_api_key", "--org", "acme", "--name", "deploy")
     with pytest.raises(CommandError, match="No organization"):
         run("create_api_key", "--org", "nope", "--name", "x")

@@ -175,6 +175,36 @@ def test_admin_removes_a_member_and_their_sessions_end(factory, org, admin_clien
     assert User.objects.filter(email="member@example.com").exists()
 
 
+def test_someone_removed_from_their_last_organization_is_told_so_and_can_start_one(
+    admin_client, member
+):
+    """Their password is right, but no organization holds them: the log-in said the e-mail
+    and password matched no account, and the sign-up that the account exists: a loop."""
+    admin_client.post("/settings/members/", {"action": "remove", "membership": member.pk})
+    login = {"email": "member@example.com", "password": "correct-horse-battery"}
+    refused = Client().post("/accounts/login/", login)
+    html = refused.content.decode()
+    assert refused.status_code == 400 and "do not match" not in html
+    assert "Your account is in no organization now" in html
+    assert "sign up with this e-mail and password" in html
+    # a wrong password is still a plain refusal, and signs nobody up
+    wrong = {**login, "password": "not-the-password"}
+    assert "do not match" in Client().post("/accounts/login/", wrong).content.decode()
+    taken = Client().post("/accounts/signup/", {**wrong, "organization": "Mine"})
+    assert "An account with this e-mail exists" in taken.content.decode()
+    # their own password: an organization of their own, on the same account
+    guest = Client()
+    signed = guest.post("/accounts/signup/", {**login, "organization": "Mine"})
+    assert signed.status_code == 302 and "__session" in signed.cookies
+    mine = Membership.objects.get(user__email="member@example.com")
+    assert mine.organization.name == "Mine" and mine.role == "admin"
+    assert User.objects.filter(email="member@example.com").count() == 1
+    assert Client().post("/accounts/login/", login).status_code == 302
+    # once in an organization, the address is taken for sign-ups again
+    again = Client().post("/accounts/signup/", {**login, "organization": "Second"})
+    assert again.status_code == 400 and "exists" in again.content.decode()
+
+
 def test_last_admin_cannot_be_removed_or_demoted(org, admin, admin_client, member):
     response = admin_client.post("/settings/members/", {"action": "remove", "membership": admin.pk})
     assert response.status_code == 400
@@ -346,8 +376,11 @@ def test_a_canceled_subscription_offers_plans_not_a_cycle(org, admin_client, fac
     page = admin_client.get("/settings/billing/").content.decode()
     assert 'name="cycle"' not in page
     assert "Choose a plan" in page and "subscription is canceled" in page
-    # a canceled subscription has no period going on, nor a bill to come
+    # a canceled subscription has no period going on, nor a bill to come; nor is the plan
+    # said to be out of force "while canceled" beside its status (it is over)
     assert "period ends" not in page and "next bill" not in page
+    assert "not in force" not in page
+    assert 'canceled <span class="muted">(it was the team plan, billed monthly)</span>' in page
     response = admin_client.post("/settings/billing/", {"cycle": "annual"})
     assert response.status_code == 404
     assert "canceled" in response.content.decode()
@@ -360,6 +393,16 @@ def test_a_canceled_subscription_offers_plans_not_a_cycle(org, admin_client, fac
     assert response.status_code == 404
     assert response.json()["code"] == "subscription_not_found"
     assert Subscription.objects.get(organization=org).billing_cycle == "monthly"
+
+
+def test_an_overdue_payment_is_said_in_words_with_what_to_do(org, admin_client, member_client):
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "past_due")
+    page = admin_client.get("/settings/billing/").content.decode()
+    assert "past_due" not in page and "payment overdue · billed monthly" in page
+    assert "The last payment did not go through. Update the payment method in the billing" in page
+    assert "Open billing portal" in page
+    seen = member_client.get("/settings/billing/").content.decode()
+    assert "An admin can update the payment method in the billing portal" in seen
 
 
 def test_credits_carried_over_are_said_so(org, admin_client):
@@ -400,9 +443,16 @@ def test_a_free_organization_sees_the_plans_and_its_admin_can_choose_one(
 def test_with_paddle_choosing_a_plan_goes_to_the_sites_checkout(org, admin_client, settings):
     settings.BILLING_PROVIDER = "paddle"
     settings.BILLING_CHECKOUT_URL = ""
-    response = admin_client.post("/settings/billing/checkout/")
-    assert response.status_code == 503 and "not set up" in response.content.decode()
+    # no checkout page: no button that could only say so, and words for a customer (it
+    # named a manage.py command)
+    page = admin_client.get("/settings/billing/").content.decode()
+    assert "Choose a plan" not in page and "manage.py" not in page
+    assert "Plans are not sold online on this server yet" in page
+    response = admin_client.post("/settings/billing/checkout/")  # a form posted anyway
+    assert response.status_code == 503
+    assert "Plans are not sold online on this server yet" in response.content.decode()
     settings.BILLING_CHECKOUT_URL = "https://example.com/pricing?ref=app"
+    assert "Choose a plan" in admin_client.get("/settings/billing/").content.decode()
     response = admin_client.post("/settings/billing/checkout/")
     assert response.status_code == 302
     assert response["Location"] == f"https://example.com/pricing?ref=app&organization={org.slug}"
@@ -557,6 +607,42 @@ def test_an_invitation_to_an_organization_that_removed_you_sets_nothing(org, adm
     refused = Client().post(link, {"password": "a-long-password", "password2": "a-long-password"})
     assert refused.status_code == 404 and "no longer works" in refused.content.decode()
     assert not User.objects.get(email="gone@example.com").has_usable_password()
+
+
+def test_someone_removed_before_they_came_and_added_again_gets_an_invitation_link(
+    org, admin_client
+):
+    """Their account (made by the first invitation, no password) is no one's: added again it
+    is a new account's case. It was given a join link, to open logged in to an account
+    whose password nobody ever chose: a log-in no one could pass."""
+    add = {"action": "add", "email": "again@example.com", "role": "member"}
+    admin_client.post("/settings/members/", add)
+    first = Membership.objects.get(user__email="again@example.com")
+    listed = admin_client.get("/settings/members/").content.decode()
+    assert (
+        'data-confirm="Withdraw the invitation of again@example.com? Their invitation link '
+        'stops working."' in listed
+    )
+    removed = admin_client.post("/settings/members/", {"action": "remove", "membership": first.pk})
+    assert removed.status_code == 200
+    assert (
+        "again@example.com is no longer invited; their invitation link no longer works."
+        in removed.content.decode()
+    )
+    # and yourself: said as yourself
+    own = {"action": "add", "email": "admin@example.com", "role": "member"}
+    assert "is your own address" in admin_client.post("/settings/members/", own).content.decode()
+    response = admin_client.post("/settings/members/", add)
+    html = response.content.decode()
+    assert response.status_code == 200 and "/accounts/join/" not in html
+    assert "they choose a password there and are in" in html
+    guest = Client()
+    welcome = guest.post(
+        invite_link(html), {"password": "a-long-password", "password2": "a-long-password"}
+    )
+    assert welcome.status_code == 302 and "__session" in welcome.cookies
+    assert org.name in guest.get("/settings/").content.decode()
+    assert not Membership.objects.get(user__email="again@example.com").is_pending
 
 
 def test_an_admin_cannot_take_over_an_account_of_another_organization(factory, org, admin_client):

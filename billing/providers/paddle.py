@@ -70,10 +70,14 @@ class PaddleProvider:
         except urllib.error.HTTPError as error:
             detail = error.read()[:500].decode("utf-8", "replace")
             logger.warning("paddle %s %s answered %s: %s", method, path, error.code, detail)
-            raise ProviderError(f"Paddle answered {error.code}.") from error
+            raise ProviderError(
+                f"Paddle, the billing provider, answered {error.code}; try again in a few minutes."
+            ) from error
         except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError) as error:
             logger.warning("paddle %s %s failed: %s", method, path, error)
-            raise ProviderError("Paddle could not be reached.") from error
+            raise ProviderError(
+                "Paddle, the billing provider, could not be reached; try again in a few minutes."
+            ) from error
 
     def checkout_url(self, organization, *, base_url: str) -> str | None:
         """The site's own checkout page (Paddle.js runs there, not in this app), told which
@@ -99,7 +103,11 @@ class PaddleProvider:
     def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
         price = settings.PADDLE_PRICES.get(f"{subscription.plan}:{cycle}")
         if not price:
-            raise ProviderError(f"No Paddle price is configured for {subscription.plan} {cycle}.")
+            billed = "annually" if cycle == "annual" else "monthly"
+            raise ProviderError(
+                f"this server has no Paddle price for the {subscription.plan} plan billed "
+                f"{billed}; the people who run it add one (PADDLE_PRICES)."
+            )
         subscription_id = urllib.parse.quote(subscription.provider_subscription_id, safe="")
         data = self._call(
             "PATCH",

@@ -4,8 +4,10 @@ page's script puts the cursor there), every problem of a form at once, messages 
 what to do, names nobody can see refused (the API's rule too)."""
 
 import re
+from html import unescape
 
 import pytest
+from django.test import Client
 
 from accounts.models import ApiKey
 from archsvc.api.ratelimit import seconds_text
@@ -38,6 +40,20 @@ def marked_invalid(html: str, field_id: str) -> str | None:
     if 'aria-invalid="true"' not in tag.group(0) or not described:
         return None
     return described.group(1)
+
+
+def said_under(html: str, field_id: str) -> str | None:
+    """The error message right after a field (where a phone scrolled to the field shows
+    it), when the page's top has no alert besides: on a phone that alert is off-screen."""
+    after = re.search(
+        rf'<(?:input|select)[^>]*id="{field_id}"[^>]*>(?:\s*<option.*?</select>)??\s*'
+        r'<p class="field-error" id="settings-error">([^<]*)</p>',
+        html,
+        re.S,
+    )
+    if after is None or 'role="alert"' in html:
+        return None
+    return after.group(1)
 
 
 # --- invisible names --------------------------------------------------------------------------
@@ -211,21 +227,45 @@ def test_account_page_reports_every_password_problem_at_once(member):
     assert marked_invalid(html, "id_current") == "id_current_error"
 
 
+def test_a_password_may_not_be_the_accounts_own_address(admin, member):
+    own = admin.user.email
+    form = {"current": "correct-horse-battery", "password": own, "password2": own}
+    response = member.post("/settings/account/", form)
+    assert response.status_code == 400
+    assert "too similar to the email" in response.content.decode()
+    assert admin.user.__class__.objects.get(pk=admin.user_id).check_password(
+        "correct-horse-battery"
+    )
+    signup = {"email": "zoe.long@example.org", "password": "zoe.long@example.org"}
+    refused = Client().post("/accounts/signup/", {**signup, "organization": "Zoe Co"})
+    assert refused.status_code == 400 and "too similar to the email" in refused.content.decode()
+
+
 def test_api_key_form_marks_the_field_in_question(member, org):
     response = member.post("/settings/api-keys/", {"action": "create", "name": "  "})
     assert response.status_code == 400
     html = response.content.decode()
     assert marked_invalid(html, "id_name") == "settings-error"
     assert marked_invalid(html, "id_expires") is None
-    assert "Give the key a name" in html
+    assert said_under(html, "id_name").startswith("Give the key a name")
     response = member.post(
         "/settings/api-keys/", {"action": "create", "name": "ci", "expires_in_days": "99999"}
     )
     html = response.content.decode()
     assert marked_invalid(html, "id_expires") == "settings-error"
     assert marked_invalid(html, "id_name") is None
+    assert said_under(html, "id_expires") is not None
     assert 'value="ci"' in html
     assert not ApiKey.objects.filter(name="ci").exists()
+    # a name in use: said under the name, with what to do
+    factory_key = member.post("/settings/api-keys/", {"action": "create", "name": "deploy"})
+    assert factory_key.status_code == 200
+    taken = member.post("/settings/api-keys/", {"action": "create", "name": "deploy"})
+    assert taken.status_code == 409
+    assert unescape(said_under(taken.content.decode(), "id_name")) == (
+        "An active API key is named “deploy” already: choose another name, or revoke that "
+        "key first."
+    )
 
 
 def test_revoking_a_key_and_removing_a_member_ask_first(member, factory, org):
@@ -243,8 +283,10 @@ def test_adding_a_member_without_an_email(member):
     response = member.post("/settings/members/", {"action": "add", "email": "", "role": "member"})
     assert response.status_code == 400
     html = response.content.decode()
-    assert "Enter the e-mail address of the person to add." in html
+    assert said_under(html, "id_email") == "Enter the e-mail address of the person to add."
     assert marked_invalid(html, "id_email") == "settings-error"
+    response = member.post("/settings/members/", {"action": "add", "email": "bob@", "role": "x"})
+    assert said_under(response.content.decode(), "id_role").startswith("role must be one of")
 
 
 def test_waits_are_said_in_good_english():
