@@ -289,6 +289,11 @@ def test_key_without_expiry_and_errors(org, admin_client):
     response = admin_client.post("/settings/api-keys/", {"action": "create", "name": "ops"})
     assert response.status_code == 200
     assert ApiKey.objects.get(name="ops").expires_at is None
+    # a key with nothing ticked is no key without permissions: it reads, creates and manages
+    # its own projects (it was listed as "none" beside a hint saying it reads everything)
+    listed = admin_client.get("/settings/api-keys/").content.decode()
+    assert ">none<" not in listed and "no permissions" not in listed
+    assert ">basic</span>" in listed and "basic permissions ·" in listed
     response = admin_client.post("/settings/api-keys/", {"action": "create", "name": "ops"})
     assert response.status_code == 409 and _token_in(response.content.decode()) is None
     response = admin_client.post(

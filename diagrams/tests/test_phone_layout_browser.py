@@ -369,3 +369,28 @@ def test_a_long_one_word_name_breaks_in_notices_buttons_and_labels_on_a_phone(br
     box = button.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390
     context.close()
+
+
+def test_a_touch_screen_is_told_how_to_move_the_graph_by_touch(browser, shop):
+    """A phone has no Ctrl, scroll wheel or arrow keys: the hint under the toolbar (and the
+    graph's description to a screen reader) said how to use them."""
+    touch = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    desk = browser.new_context(viewport=DESKTOP)
+    for context in (touch, desk):
+        page = context.new_page()
+        page.goto(f"{shop['url']}/share/{shop['token']}/")
+        hint = page.locator("#viewer-hint")
+        said = hint.inner_text()
+        described = page.locator("[data-stage]").evaluate(
+            "stage => document.getElementById(stage.getAttribute('aria-describedby')).innerText"
+        )
+        assert described == said
+        if context is touch:
+            assert said == (
+                "Drag sideways to pan, pinch to zoom, tap a box to focus on it; Fit shows the "
+                "whole graph."
+            )
+        else:
+            assert said.startswith("Drag to pan, pinch or Ctrl/⌘ + scroll to zoom")
+            assert "arrow keys pan" in said and "tap" not in said
+        context.close()
