@@ -43,7 +43,10 @@ PAGE_CSP = (
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'"
 # said of a malformed, unknown, replaced or revoked token alike: which one it was is not known
 # (an unknown token never was a share) and not the visitor's business
-LINK_DEAD = "This link does not work (it may have been replaced or turned off)."
+LINK_DEAD = (
+    "This link does not work (it may have been replaced or turned off): ask whoever shared it "
+    "for a new one."
+)
 
 
 class _Refused(Exception):

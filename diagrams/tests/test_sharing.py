@@ -150,6 +150,9 @@ def test_replaced_revoked_and_unknown_tokens_are_404_at_once(manager, project):
         assert Client().get(path.format(new)).status_code == 404
         assert Client().get(path.format(uuid.uuid4())).status_code == 404
         assert Client().get(path.format("not-a-token")).status_code == 404
+    # with the visitor's way on: the one who shared it can make a new link
+    page = Client().get(f"/share/{new}/").content.decode()
+    assert "ask whoever shared it for a new one." in page
 
 
 def test_deleting_the_project_kills_its_share(manager, project):
