@@ -387,3 +387,19 @@ def test_while_the_graph_shows_the_past_the_chat_says_its_answers_are_about_now(
         page.locator('.graph-stage g.node[data-entity-id="service--fraud-check"]')
     ).to_have_count(1)
     expect(note).to_be_hidden()
+
+
+def test_a_reply_that_lists_things_shows_a_list(open_page):
+    """The built-in analyst lists what a question reaches as "- " lines: shown as a list, each
+    item wrapping under itself (it was a run of dashed lines, hard to scan); still text."""
+    page = open_page()
+    ask(page, "What breaks if Checkout fails?", 1)
+    reply = page.locator(".chat-assistant .chat-text")
+    items = reply.locator("ul.chat-list > li")
+    expect(items).to_have_count(1)
+    expect(items.first).to_have_text("Fraud Check (via Checkout → orders.placed → Fraud Check)")
+    expect(reply.locator("p").first).to_contain_text("If Checkout fails")
+    assert "- Fraud Check" not in reply.inner_text()
+    # a dash in the middle of a line, and the question, are as typed
+    ask(page, "who owns Fraud Check - and Mailer?", 2)
+    expect(page.locator(".chat-user").nth(1)).to_have_text("who owns Fraud Check - and Mailer?")

@@ -100,13 +100,41 @@
     return chip;
   }
 
+  // A reply's lines; those that begin "- " (the built-in analyst lists what a question
+  // reaches so) are a list, each item wrapping under itself, not under its dash. Text only:
+  // a reply never becomes markup.
+  function replyLines(text) {
+    var lines = document.createDocumentFragment();
+    var list = null;
+    text.split("\n").forEach(function (line) {
+      var item = /^\s*[-•] (.*)$/.exec(line);
+      if (item) {
+        if (!list) {
+          list = document.createElement("ul");
+          list.className = "chat-list";
+          lines.appendChild(list);
+        }
+        var entry = document.createElement("li");
+        entry.textContent = item[1];
+        list.appendChild(entry);
+        return;
+      }
+      list = null;
+      var para = document.createElement("p");
+      para.textContent = line;
+      lines.appendChild(para);
+    });
+    return lines;
+  }
+
   function add(role, content, references) {
     var item = document.createElement("li");
     item.className = "chat-" + role;
     var body = document.createElement("div");
     body.className = "chat-text";
-    if (typeof content === "string") body.textContent = content;  // a reply never becomes markup
-    else body.appendChild(content);
+    if (typeof content !== "string") body.appendChild(content);
+    else if (role === "assistant") body.appendChild(replyLines(content));
+    else body.textContent = content;  // a reply never becomes markup
     item.appendChild(body);
     var shown = 6;
     (references || []).forEach(function (id, index) {
