@@ -138,7 +138,9 @@ def main() -> None:
         "one the page's script fetches from the API (`graph/svg`, its gzip bytes cached), "
         "on the row under its page; the project page at the moment of its middle change (as "
         "the history page's links ask for it: the graph, tables, count and Show menu of "
-        "then); their Services page (the editor's list, 100 a page); and "
+        "then); their Services page (the editor's list, 100 a page); their History page "
+        "(the newest 20 events, each with its changes; the demo's also for one service, "
+        "`?service=`); and "
         "their shared view (whose Show menu lists every category, owner, service and topic; "
         "a big graph fetched from the share's SVG address, as the project page's). "
         "Target: under 300 ms.",
