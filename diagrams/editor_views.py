@@ -301,7 +301,11 @@ def _datalists(project) -> dict:
     }
 
 
-def _form_page(request, project, *, form, errors, snapshot=None, status=200, conflict=False):
+def _form_page(
+    request, project, *, form, errors, snapshot=None, status=200, conflict=False, meanwhile=None
+):
+    """`meanwhile`: each part a colleague changed too since the form was opened, with their
+    value, said under it (the message at the top names them all)."""
     return render(
         request,
         "editor/service_form.html",
@@ -312,6 +316,7 @@ def _form_page(request, project, *, form, errors, snapshot=None, status=200, con
             "errors": errors,
             "has_errors": bool(errors) or _row_errors(form),
             "conflict": conflict,
+            "meanwhile": meanwhile or {},
             "back": _return_to(request, project),
             **_datalists(project),
         },
@@ -561,11 +566,12 @@ def _listed_words(words: list[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _merged(opened, current, typed: dict) -> tuple[dict, str]:
+def _merged(opened, current, typed: dict) -> tuple[dict, str, dict]:
     """The form after a colleague's change: each part the member left as the form showed it
     (`opened`) takes the service's value now (`current`), so saving again does not undo
     what the colleague changed there (a rename, say); each part the member changed keeps
-    what they typed. And what the message says of it."""
+    what they typed. And what the message says of it, and the colleague's value of each
+    part both changed."""
     was, now = _form_from_snapshot(opened), _form_from_snapshot(current)
     form, theirs, both = dict(typed), [], []
     for field in FIELD_NAMES:
@@ -580,12 +586,13 @@ def _merged(opened, current, typed: dict) -> tuple[dict, str]:
     said = ""
     if theirs:
         said += f" The form below holds their {_listed(theirs)}."
+    meanwhile = {field: _theirs(field, now[field]) for field in both}
     if both:
-        named = [f"{FIELD_NAMES[field]} ({_theirs(field, now[field])})" for field in both]
+        named = [f"{FIELD_NAMES[field]} (theirs: {meanwhile[field]})" for field in both]
         said += (
             f" You both changed the {_listed_words(named)}: the form keeps what you typed there."
         )
-    return form, said
+    return form, said, meanwhile
 
 
 THEIRS_SHOWN = 5  # topics or extras named of a colleague's list; the rest counted
@@ -595,16 +602,15 @@ def _theirs(field: str, value) -> str:
     """A colleague's value of a part of the form, as the conflict message quotes it."""
     if isinstance(value, str):
         text = value.replace("\r\n", "\n").strip()
-        return f"theirs: “{text}”" if text else "theirs: none"
+        return f"“{text}”" if text else "none"
     if field == "extras":
         items = [f"{row['key']}={row['value']}" for row in value]
     else:
         items = [row["name"] for row in value]
     if not items:
-        return "theirs: none"
+        return "none"
     more = len(items) - THEIRS_SHOWN
-    shown = ", ".join(items[:THEIRS_SHOWN]) + (f" and {more} more" if more > 0 else "")
-    return f"theirs: {shown}"
+    return ", ".join(items[:THEIRS_SHOWN]) + (f" and {more} more" if more > 0 else "")
 
 
 def _changed_meanwhile(request, project, current, *, slug: str | None = None, expected=None):
@@ -625,6 +631,7 @@ def _changed_meanwhile(request, project, current, *, slug: str | None = None, ex
         ]}  # fmt: skip
         return _form_page(request, project, form=form, errors=errors, status=409, conflict=True)
     when = f"{current.valid_from:%Y-%m-%d %H:%M} UTC"
+    merged, meanwhile = "", {}
     if expected is not None and expected[0] != str(current.service_id):
         happened = (
             f"The service you opened was deleted, and {current.actor} added another one "
@@ -642,10 +649,8 @@ def _changed_meanwhile(request, project, current, *, slug: str | None = None, ex
         opened = None
         if expected is not None:
             opened = service_version(project=project, service_id=expected[0], version=expected[1])
-        if opened is None:  # a form that does not say what it was opened with
-            merged = ""
-        else:
-            form, merged = _merged(opened, current, form)
+        if opened is not None:  # else a form that does not say what it was opened with
+            form, merged, meanwhile = _merged(opened, current, form)
         errors = {"form": [format_html(
             "{}{} Compare with the service as it is now (<a href=\"{}\">its history</a> "
             "shows the change), then Save changes again to save the form as it is.",
@@ -654,7 +659,14 @@ def _changed_meanwhile(request, project, current, *, slug: str | None = None, ex
             _history_url(project.id, current.service_id),
         )]}  # fmt: skip
     return _form_page(
-        request, project, form=form, errors=errors, snapshot=current, status=409, conflict=True
+        request,
+        project,
+        form=form,
+        errors=errors,
+        snapshot=current,
+        status=409,
+        conflict=True,
+        meanwhile=meanwhile,
     )
 
 

@@ -394,6 +394,16 @@ def test_where_both_changed_a_field_the_message_says_what_the_colleague_made_of_
         "t0.seen, t1.seen, t2.seen, t3.seen, t4.seen and 2 more): the form keeps what you "
         "typed there." in html
     )
+    # each by its field too, below the fold of a long form
+    assert (
+        '<p class="hint meanwhile" id="description-theirs">Also changed meanwhile, to none: the '
+        "form keeps what you typed.</p>" in html
+    )
+    consumes = html[html.index('data-rows="consumes"') : html.index('data-rows="produces"')]
+    assert "Also changed meanwhile, to t0.seen, t1.seen, t2.seen, t3.seen, t4.seen and 2" in (
+        consumes
+    )
+    assert html.count('class="hint meanwhile"') == 2  # not by the parts only one changed
     again = submitted(html)
     assert again["description"] == "Takes <orders>" and again["consumes-name"][0] == "cart.emptied"
     assert "&lt;orders&gt;" in html and "<orders>" not in html
