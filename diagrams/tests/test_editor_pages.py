@@ -635,6 +635,9 @@ def test_services_list(browser, api, project):
     new_service(api, project, {"name": "Checkout"})
     html = browser.get(f"/projects/{project}/services/").content.decode()
     assert f"/projects/{project}/services/checkout/edit/" in html
+    history = f"/projects/{project}/history/?service=checkout"
+    assert f'<a href="{history}" aria-label="History of Checkout">History</a>' in html
+    assert "<h1>History of “Checkout”</h1>" in browser.get(history).content.decode()
     assert f"/projects/{project}/services/checkout/delete/" in html
 
 
