@@ -1,5 +1,6 @@
 import uuid
 
+import jwt
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
@@ -284,10 +285,11 @@ class UserAdmin(NoBulkDeleteMixin, SupportAdminMixin, BaseUserAdmin):
     search_fields = ["email"]
     list_filter = ["is_active", "is_staff"]
     fieldsets = [
-        (None, {"fields": ["email", "password"]}),
+        (None, {"fields": ["email", "password", "can_log_in"]}),
         ("Access", {"fields": ["is_active", "is_staff", "is_superuser", "groups"]}),
         ("Dates", {"fields": ["last_login", "date_joined"]}),
     ]
+    readonly_fields = ["can_log_in", "last_login", "date_joined"]
     add_fieldsets = [(None, {"classes": ["wide"], "fields": ["email", "password1", "password2"]})]
     filter_horizontal = ["groups"]
     inlines = [MembershipOfUserInline]
@@ -304,6 +306,54 @@ class UserAdmin(NoBulkDeleteMixin, SupportAdminMixin, BaseUserAdmin):
 
     def get_inlines(self, request, obj):
         return self.inlines if obj is not None else []  # a new user has no memberships
+
+    @admin.display(description="Can log in")
+    def can_log_in(self, obj):
+        """Why a person can or cannot log in to the app ("I can't log in" is the usual
+        ticket), with the way to their sessions."""
+        if obj is None or obj.pk is None:
+            return "-"
+        joined = Membership.objects.accepted().filter(user=obj).count()
+        pending = Membership.objects.filter(user=obj, accepted_at__isnull=True).count()
+        if not obj.is_active:
+            said = "No: deactivated (Is active, below)."
+        elif not obj.has_usable_password():
+            said = (
+                "No: no password chosen yet. An invitation link from an organization's "
+                "members page sets one, or set one here (Password)."
+            )
+        elif joined:
+            said = f"Yes: a member of {joined} organization{'s' if joined != 1 else ''}."
+        elif pending:
+            said = (
+                "Only to join: invited to an organization (not joined yet), it opens its join "
+                "link, logged in."
+            )
+        else:
+            said = (
+                "With the right password it is told it is in no organization, and can sign up "
+                "with it to start one."
+            )
+        sessions = AuthSession.objects.filter(membership__user=obj, ended_at__isnull=True)
+        return format_html(
+            '{} <a href="{}?{}">Its sessions</a> ({} open).',
+            said,
+            "/admin/accounts/authsession/",
+            urlencode({"q": obj.email}),
+            sessions.count(),
+        )
+
+    def save_model(self, request, obj, form, change):
+        """Deactivating ends the user's sessions in the app: they were only refused while
+        the user was inactive, and reactivating gave them back (an account locked because it
+        was taken over came back to whoever held its session)."""
+        super().save_model(request, obj, form, change)
+        if change and "is_active" in form.changed_data and not obj.is_active:
+            ended = AuthSession.objects.filter(
+                membership__user_id=obj.pk, ended_at__isnull=True
+            ).update(ended_at=timezone.now())
+            if ended:
+                messages.info(request, f"{ended} session(s) of this user in the app were ended.")
 
     def user_change_password(self, request, id, form_url=""):
         """A password set by an operator ends the user's sessions in the app, as their own
@@ -361,10 +411,23 @@ class ApiKeyForm(forms.ModelForm):
         required=False,
         widget=forms.CheckboxSelectMultiple,
     )
+    revoke = forms.BooleanField(
+        required=False,
+        label="Revoke this key",
+        help_text="Its bearers are refused at once; it cannot be undone. (Delete removes the "
+        "record that projects' and pins' `key:<id>` point to: revoke instead.)",
+    )
 
     class Meta:
         model = ApiKey
         fields = ["name", "permissions"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.revoked_at is not None:  # revoked already: nothing to tick
+            self.fields["revoke"].disabled = True
+            self.fields["revoke"].initial = True
+            self.fields["revoke"].help_text = "Revoked already (Revoked at, below)."
 
     def clean_permissions(self):
         return sorted(self.cleaned_data.get("permissions") or [])
@@ -391,8 +454,11 @@ class ApiKeyForm(forms.ModelForm):
 
 @admin.action(description="Revoke the selected keys (their bearers are refused at once)")
 def revoke_keys(modeladmin, request, queryset):
-    revoked = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
-    modeladmin.message_user(request, f"{revoked} key(s) revoked.")
+    keys = list(queryset.filter(revoked_at__isnull=True))
+    ApiKey.objects.filter(pk__in=[key.pk for key in keys]).update(revoked_at=timezone.now())
+    for key in keys:  # in each key's history and Recent actions, as an edit is
+        modeladmin.log_change(request, key, "Revoked.")
+    modeladmin.message_user(request, f"{len(keys)} key(s) revoked.")
 
 
 class KeyStateFilter(admin.SimpleListFilter):
@@ -450,20 +516,45 @@ class ApiKeyAdmin(NoBulkDeleteMixin, SupportAdmin):
 
     def get_search_results(self, request, queryset, search_term):
         """A key's id finds it too, as the app writes it (`key:<uuid>`: a project's
-        `createdBy`, a pin's actor) or bare."""
+        `createdBy`, a pin's actor) or bare; and so does the key itself (a leaked one is
+        reported as the token, `Bearer` and all): its `jti` names the row."""
+        term = (search_term or "").strip().removeprefix("Bearer ").strip()
+        key_id = _token_key_id(term)
+        if key_id is not None:
+            return queryset.filter(pk=key_id), False
         found, duplicates = super().get_search_results(request, queryset, search_term)
-        term = (search_term or "").strip().removeprefix("key:")
         try:
-            key_id = uuid.UUID(term)
+            key_id = uuid.UUID(term.removeprefix("key:"))
         except ValueError:
             return found, duplicates
         return found | queryset.filter(pk=key_id), duplicates
 
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if form.cleaned_data.get("revoke") and obj.revoked_at is None:
+            obj.revoked_at = timezone.now()
+            obj.save(update_fields=["revoked_at"])
+
 
 @admin.action(description="End the selected sessions (logged out at once)")
 def end_sessions(modeladmin, request, queryset):
-    ended = queryset.filter(ended_at__isnull=True).update(ended_at=timezone.now())
-    modeladmin.message_user(request, f"{ended} session(s) ended.")
+    sessions = list(queryset.filter(ended_at__isnull=True))
+    AuthSession.objects.filter(pk__in=[s.pk for s in sessions]).update(ended_at=timezone.now())
+    for session in sessions:
+        modeladmin.log_change(request, session, "Ended.")
+    modeladmin.message_user(request, f"{len(sessions)} session(s) ended.")
+
+
+def _token_key_id(term: str):
+    """The key id a token names (its `jti`), read without checking the signature: a search
+    only, which finds the row the token claims; None for anything that is no JWT."""
+    if term.count(".") != 2 or len(term) > 4096:
+        return None
+    try:
+        claims = jwt.decode(term, options={"verify_signature": False})
+        return uuid.UUID(str(claims["jti"]))
+    except (jwt.PyJWTError, KeyError, TypeError, ValueError):
+        return None
 
 
 @admin.register(AuthSession)

@@ -108,6 +108,9 @@ def session_start(*, membership: Membership) -> str:
         raise Forbidden("You have not joined this organization yet: open its join link.")
     now = timezone.now()
     session = AuthSession.objects.create(membership=membership, created_at=now, last_seen_at=now)
+    # Django admin's "Last login", for an operator answering "I can't log in" (it stayed
+    # empty: the app's sessions are its own, not django.contrib.auth's login())
+    User.objects.filter(pk=membership.user_id).update(last_login=now)
     return session_token_encode(
         user_id=membership.user_id,
         org_id=membership.organization_id,

@@ -8,6 +8,7 @@ from django.utils.html import format_html
 
 from archsvc.admin_base import ReadOnlyAdmin, SupportAdmin
 from billing.models import AiCredits, Subscription, WebhookEvent
+from billing.services import ai_credits_current
 
 
 @admin.register(Subscription)
@@ -15,7 +16,19 @@ class SubscriptionAdmin(ReadOnlyAdmin):
     """What the billing provider said, read-only: a plan changed here would skip the rules
     that go with it (credits topped up to the new plan, `updated_at`, which event is the
     newest). Operators change a subscription with `manage.py set_subscription`, or in the
-    local provider's portal."""
+    local provider's portal: the page says so (`how_to_change`)."""
+
+    readonly_fields = ["how_to_change"]
+
+    @admin.display(description="To change it")
+    def how_to_change(self, obj):
+        return format_html(
+            "Not here: the billing provider's events write it. An operator sets a plan with "
+            "<code>manage.py set_subscription --org {} --plan &lt;plan&gt; --status "
+            "&lt;status&gt; [--cycle monthly|annual]</code>, which tops up the credits as an "
+            "upgrade does.",
+            obj.organization.slug,
+        )
 
     list_display = [
         "organization",
@@ -38,7 +51,8 @@ class AiCreditsForm(forms.ModelForm):
         min_value=-1_000_000,
         max_value=1_000_000,
         help_text="Added to what is left when saved (negative takes away, never below zero); "
-        "credits members spend meanwhile stay spent.",
+        "credits members spend meanwhile stay spent. They last until the refill (Resets at), "
+        "which sets the balance to the plan's monthly amount.",
     )
 
     class Meta:
@@ -59,12 +73,31 @@ class AiCreditsAdmin(SupportAdmin):
     readonly_fields = ["organization", "remaining", "resets_at"]
     fields = ["organization", "remaining", "resets_at", "add"]
 
+    def get_object(self, request, object_id, from_field=None):
+        """The balance as the app reads it: refilled once its date has passed (the row is
+        refilled at its first read after `resets_at`, so a stale one showed a past date and
+        the month's old balance)."""
+        obj = super().get_object(request, object_id, from_field)
+        return ai_credits_current(organization=obj.organization) if obj is not None else None
+
     def save_model(self, request, obj, form, change):
         added = form.cleaned_data.get("add") or 0
         if added:
+            # refilled first: added to a row past its date, a grant was wiped by the app's
+            # next read, which refilled it to the plan's amount
+            ai_credits_current(organization=obj.organization)
             AiCredits.objects.filter(pk=obj.pk).update(
                 remaining=Greatest(F("remaining") + added, 0)
             )
+        obj.refresh_from_db()  # the message and the log name the balance after it
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        added = form.cleaned_data.get("add") or 0
+        if not added:
+            return "Nothing added."
+        obj = form.instance
+        until = f"{obj.resets_at:%Y-%m-%d %H:%M} UTC"
+        return f"Added {added:+,} credits: {obj.remaining:,} left until {until}."
 
     def has_add_permission(self, request):
         return False

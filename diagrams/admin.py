@@ -1,3 +1,5 @@
+import re
+
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
@@ -176,19 +178,14 @@ class ServiceAdmin(ReadOnlyAdmin):
         return _links([("diagrams/servicesnapshot", {"service__exact": obj.pk}, "its snapshots")])
 
 
+_SHARE_LINK = re.compile(r"/share/([^/?#\s]+)")
+
+
 @admin.register(ServiceSnapshot)
 class ServiceSnapshotAdmin(ReadOnlyAdmin):
-    list_display = [
-        "slug",
-        "name",
-        "version",
-        "action",
-        "deleted",
-        "project",
-        "actor",
-        "valid_from",
-        "valid_until",
-    ]
+    # who changed what when, first: with nine columns those were past a laptop's edge
+    # (a deletion is its action; where a version ends is where the next begins)
+    list_display = ["valid_from", "action", "name", "version", "actor", "project"]
     list_filter = ["action", "deleted", "actor_type"]
     search_fields = ["slug", "name", "project__id", "actor"]
     date_hierarchy = "valid_from"
@@ -203,6 +200,17 @@ class PublicShareTokenAdmin(SupportAdmin):
 
     list_display = ["project", "token_start", "created_by", "created_at"]
     search_fields = ["project__id", "project__name", "project__organization__slug", "=token"]
+
+    def get_search_results(self, request, queryset, search_term):
+        """A link a customer reports finds its token: `https://…/share/<token>/embed/`."""
+        match = _SHARE_LINK.search(search_term or "")
+        if match:
+            search_term = match.group(1)
+        return super().get_search_results(request, queryset, search_term)
+
+    def has_change_permission(self, request, obj=None):
+        return False  # nothing of a link is editable: its page is a view, Delete turns it off
+
     fields = ["project", "token_start", "created_at", "created_by", "created_by_type"]
     readonly_fields = fields
     list_select_related = ["project"]

@@ -426,3 +426,112 @@ def test_a_share_link_is_not_shown_whole_here_but_found_by_it(operator, factory)
     ]
     for term in ("Shop", "acme", "nonsense", token[:8]):
         assert operator.get("/admin/diagrams/publicsharetoken/", {"q": term}).status_code == 200
+
+
+# --- from an operator's walk through the admin (2026-11-29) --------------------------------
+
+
+def test_credits_granted_on_a_row_past_its_refill_are_not_wiped(operator, factory):
+    """The row refills at the app's first read after `resets_at`: a grant added to a stale
+    row was set back to the plan's amount by the next read. The page shows the balance as
+    the app reads it, the grant lands on it, and the log says how many and until when."""
+    org = factory.org("acme")
+    credits = ai_credits_current(organization=org)
+    past = timezone.now() - timezone.timedelta(days=3)
+    AiCredits.objects.filter(pk=credits.pk).update(remaining=5, resets_at=past)
+    page = operator.get(f"/admin/billing/aicredits/{credits.pk}/change/").content.decode()
+    # as the app reads it: refilled (50 on the free plan, its next date), not 5 and a past day
+    assert '<div class="readonly">50</div>' in page
+    operator.post(f"/admin/billing/aicredits/{credits.pk}/change/", {"add": "100"})
+    now = ai_credits_current(organization=org)  # the app's next read
+    assert now.remaining == 50 + 100 and now.resets_at > timezone.now()
+    history = operator.get(f"/admin/billing/aicredits/{credits.pk}/history/").content.decode()
+    assert "Added +100 credits: 150 left until" in history
+
+
+def test_a_leaked_key_is_found_by_the_key_itself(operator, factory):
+    org = factory.org("acme")
+    token = factory.key(org, "deploy")
+    factory.key(org, "other")
+    deploy = ApiKey.objects.get(name="deploy")
+    for term in (token, f"Bearer {token}", f"  {token} "):
+        assert listed(operator.get("/admin/accounts/apikey/", {"q": term})) == [str(deploy.pk)]
+    # revoked on its own page, and in its history, as by the list's action
+    page = operator.get(f"/admin/accounts/apikey/{deploy.pk}/change/").content.decode()
+    assert "Revoke this key" in page
+    operator.post(
+        f"/admin/accounts/apikey/{deploy.pk}/change/",
+        {"name": "deploy", "revoke": "on"},
+    )
+    deploy.refresh_from_db()
+    assert deploy.revoked_at is not None
+    assert Client(HTTP_AUTHORIZATION=f"Bearer {token}").get("/v1/limits").status_code == 401
+    other = ApiKey.objects.get(name="other")
+    operator.post(
+        "/admin/accounts/apikey/", {"action": "revoke_keys", "_selected_action": [other.pk]}
+    )
+    history = operator.get(f"/admin/accounts/apikey/{other.pk}/history/").content.decode()
+    assert "Revoked." in history
+    # nothing that is no key finds one by accident
+    assert listed(operator.get("/admin/accounts/apikey/", {"q": "a.b.c"})) == []
+
+
+def _change_form(operator, url: str) -> dict:
+    """What an admin change page posts back untouched: its form's fields and each inline's
+    management form and rows."""
+    context = operator.get(url).context
+    form = context["adminform"].form
+    data = {
+        name: value
+        for name, value in form.initial.items()
+        if name in form.fields and not form.fields[name].disabled and value is not None
+    }
+    data = {k: ("on" if v is True else v) for k, v in data.items() if v is not False}
+    for inline in context["inline_admin_formsets"]:
+        formset = inline.formset
+        management = formset.management_form
+        for name in management.fields:
+            data[f"{formset.prefix}-{name}"] = management.initial.get(name, 0)
+        for row in formset.forms:
+            data[row.add_prefix("id")] = row.instance.pk
+            for name, value in row.initial.items():
+                if value is not None:
+                    data[row.add_prefix(name)] = value
+    return data
+
+
+def test_deactivating_a_user_ends_their_sessions_for_good(operator, factory):
+    """Their sessions were refused while inactive, and came back with Is active."""
+    org = factory.org("acme")
+    factory.member(org, email="boss@acme.example", role="admin")
+    ada = factory.member(org, email="ada@acme.example")
+    member = Client()
+    member.cookies["__session"] = session_start(membership=ada)
+    assert member.get("/settings/").status_code == 200
+    url = f"/admin/accounts/user/{ada.user_id}/change/"
+    data = _change_form(operator, url)
+    response = operator.post(url, {**data, "is_active": ""}, follow=True)
+    assert "session(s) of this user in the app were ended" in response.content.decode()
+    operator.post(url, {**data, "is_active": "on"})
+    ada.user.refresh_from_db()
+    assert ada.user.is_active
+    assert member.get("/settings/").status_code == 302  # logged out, not back in
+    # the user's page says whether and why they can log in, and when they last did
+    page = operator.get(url).content.decode()
+    assert "Yes: a member of 1 organization." in page and "Its sessions</a> (0 open)" in page
+    ada.user.refresh_from_db()
+    assert ada.user.last_login is not None
+
+
+def test_a_share_link_reported_as_its_address_is_found(operator, factory):
+    org = factory.org("acme")
+    client = factory.member_client(factory.member(org, role="admin"), enforce_csrf=False)
+    project = new_project(client, "Shop")
+    token = client.post(f"/v1/projects/{project}/public-share-token").json()["token"]
+    share = PublicShareToken.objects.get()
+    for link in (f"https://archsvc.example/share/{token}/", f"http://x/share/{token}/embed/"):
+        assert listed(operator.get("/admin/diagrams/publicsharetoken/", {"q": link})) == [
+            str(share.pk)
+        ]
+    page = operator.get(f"/admin/diagrams/publicsharetoken/{share.pk}/change/").content.decode()
+    assert 'name="_save"' not in page  # nothing to save: a view, with Delete to turn it off
