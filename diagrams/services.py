@@ -18,9 +18,13 @@ def _reserve_project_slot(*, organization_id: int) -> None:
     queue on the lock, so exactly `maxProjects` of them can succeed (CONTRACT 14)."""
     organization = Organization.objects.select_for_update().get(pk=organization_id)
     limit = plan_limits(plan=organization_plan(organization=organization))["max_projects"]
-    if Project.objects.filter(organization_id=organization_id).count() >= limit:
+    count = Project.objects.filter(organization_id=organization_id).count()
+    if count >= limit:
         raise ProjectLimitReached(
-            f"The {organization_plan(organization=organization)} plan allows {limit} projects."
+            f"The {organization_plan(organization=organization)} plan allows {limit} projects.",
+            # what a script can do about it (archiving does not free a slot)
+            details=f"This organization has {count:,} (archived ones count too): delete one "
+            "it no longer needs, or move to a bigger plan. GET /v1/limits gives the numbers.",
         )
 
 

@@ -40,9 +40,16 @@ def graph_query(request) -> tuple:
     try:
         filtered_ids = parse_filtered_ids(query_params(request).getlist("filteredIds"))
     except MalformedEntityId as exc:
+        given = str(exc)[:100]
+        hint = ""
+        if "__" in given and "--" not in given:
+            # copied from the Mermaid output, which writes `--` as `__` (CONTRACT 6)
+            hint = (
+                f" Mermaid writes ids with __ for --: this one is '{given.replace('__', '--', 1)}'."
+            )
         raise BadRequest(
-            f"filteredIds: '{str(exc)[:100]}' is not an entity id "
-            "(<service|messaging|category|owner|flow>--<slug>)."
+            f"filteredIds: '{given}' is not an entity id "
+            f"(<service|messaging|category|owner|flow>--<slug>).{hint}"
         ) from None
     depth = query_int(request, "depth", default=1, minimum=0, maximum=5)
     return filtered_ids, depth, query_at(request)

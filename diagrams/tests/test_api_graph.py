@@ -421,6 +421,17 @@ def test_malformed_filtered_id_is_400(api, chain, fmt, value):
     assert "filteredIds" in body["message"]
 
 
+def test_an_id_copied_from_mermaid_is_told_its_api_form(api, chain):
+    """Mermaid's output writes `--` as `__` (CONTRACT 6); copied from there, an id was
+    refused with no word of why."""
+    response = graph(api, chain, filteredIds="service__a")
+    assert response.status_code == 400
+    assert response.json()["message"].endswith(
+        "Mermaid writes ids with __ for --: this one is 'service--a'."
+    )
+    assert "Mermaid" not in graph(api, chain, filteredIds="nonsense").json()["message"]
+
+
 def test_malformed_id_among_repeated_ids_is_400(api, chain):
     response = graph(api, chain, filteredIds=["service--a", "unknown--x"])
     assert response.status_code == 400 and response.json()["code"] == "bad_request"

@@ -924,7 +924,12 @@ def assert_limit_reached(response):
     assert response.status_code == 402, response.content
     body = response.json()
     assert body["status"] == 402 and body["code"] == "project_limit_reached"
-    assert body["message"]
+    assert body["message"] == "The free plan allows 3 projects."
+    # what a script can do: archiving frees nothing (CONTRACT 4)
+    assert body["details"] == (
+        "This organization has 3 (archived ones count too): delete one it no longer needs, "
+        "or move to a bigger plan. GET /v1/limits gives the numbers."
+    )
 
 
 def test_fourth_project_on_the_free_plan_is_402_and_creates_nothing(api):
