@@ -12,7 +12,12 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
-from archsvc.admin_base import NoBulkDeleteMixin, SupportAdmin, SupportAdminMixin
+from archsvc.admin_base import (
+    ExplainedDeleteMixin,
+    NoBulkDeleteMixin,
+    SupportAdmin,
+    SupportAdminMixin,
+)
 from archsvc.api.serializers import text_problem
 
 LAST_ADMIN = "An organization keeps at least one admin who has joined (as in its settings pages)."
@@ -179,7 +184,7 @@ class OrganizationForm(forms.ModelForm):
 
 
 @admin.register(Organization)
-class OrganizationAdmin(NoBulkDeleteMixin, SupportAdmin):
+class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     form = OrganizationForm
     list_display = ["slug", "name", "created_at"]
     search_fields = ["slug", "name"]
@@ -255,6 +260,29 @@ class OrganizationAdmin(NoBulkDeleteMixin, SupportAdmin):
             return False
         return super().has_delete_permission(request, obj)
 
+    def delete_refusal(self, obj) -> str | None:
+        from billing.models import Subscription
+        from diagrams.models import Project
+
+        projects = Project.objects.filter(organization=obj).count()
+        if projects:
+            return (
+                f"Not deleted: “{obj.name}” has projects ({projects:,}), and each would take "
+                "its whole history with it. Its members or an operator delete them first."
+            )
+        subscription = (
+            Subscription.objects.filter(organization=obj)
+            .exclude(status=Subscription.STATUS_CANCELED)
+            .first()
+        )
+        if subscription is not None:
+            return (
+                f"Not deleted: the subscription of “{obj.name}” is {subscription.status}, and "
+                "the billing provider would not be told. Cancel it there first "
+                "(`set_subscription --status canceled` where the provider is local)."
+            )
+        return None
+
     def get_deleted_objects(self, objs, request):
         """Its members, keys, sessions, canceled subscription and credits go with it. Their
         own pages refuse a delete alone (the last admin, billing records): here that made
@@ -277,7 +305,7 @@ class MembershipOfUserInline(admin.TabularInline):
 
 
 @admin.register(User)
-class UserAdmin(NoBulkDeleteMixin, SupportAdminMixin, BaseUserAdmin):
+class UserAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdminMixin, BaseUserAdmin):
     form = UserEditForm
     add_form = UserAddForm
     ordering = ["email"]
@@ -306,6 +334,17 @@ class UserAdmin(NoBulkDeleteMixin, SupportAdminMixin, BaseUserAdmin):
 
     def get_inlines(self, request, obj):
         return self.inlines if obj is not None else []  # a new user has no memberships
+
+    def delete_refusal(self, obj) -> str | None:
+        admin_of = Membership.objects.filter(user=obj, role=Membership.ROLE_ADMIN)
+        for membership in admin_of.select_related("user", "organization"):
+            if _needed_admin(membership):
+                return (
+                    f"Not deleted: {obj.email} is the only admin of "
+                    f"{membership.organization.name}: make another member admin there first. "
+                    + LAST_ADMIN
+                )
+        return None
 
     @admin.display(description="Can log in")
     def can_log_in(self, obj):
@@ -385,7 +424,7 @@ class MembershipForm(forms.ModelForm):
 
 
 @admin.register(Membership)
-class MembershipAdmin(NoBulkDeleteMixin, SupportAdmin):
+class MembershipAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     form = MembershipForm
     list_display = ["user", "organization", "role", "created_at", "accepted_at"]
     list_filter = ["role", ("accepted_at", admin.EmptyFieldListFilter)]
@@ -395,6 +434,14 @@ class MembershipAdmin(NoBulkDeleteMixin, SupportAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         return ["user", "organization"] if obj else []
+
+    def delete_refusal(self, obj) -> str | None:
+        if _needed_admin(obj):
+            return (
+                f"Not deleted: {obj.user.email} is the only admin of {obj.organization.name}. "
+                + LAST_ADMIN
+            )
+        return None
 
     def has_delete_permission(self, request, obj=None):
         if obj is not None and _needed_admin(obj):

@@ -3,7 +3,10 @@
 which the admin shows as a 500), and no bulk "delete selected" where a delete must be
 looked at one object at a time."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.shortcuts import redirect
+from django.urls import reverse
 
 SEARCH_MAX_CHARS = 200
 SEARCH_MAX_WORDS = 10
@@ -42,3 +45,24 @@ class NoBulkDeleteMixin:
         actions = super().get_actions(request)
         actions.pop("delete_selected", None)
         return actions
+
+
+class ExplainedDeleteMixin:
+    """A delete the rules refuse (`has_delete_permission(request, obj)`) says why: its page
+    has no Delete, and its delete address (typed, or a bookmark) was a bare "403
+    Forbidden". Now that address goes back to the object's page with the reason, which
+    `delete_refusal` gives (None: allowed, or refused for want of the permission)."""
+
+    def delete_refusal(self, obj) -> str | None:
+        return None
+
+    def delete_view(self, request, object_id, extra_context=None):
+        obj = self.get_object(request, unquote(object_id))
+        reason = self.delete_refusal(obj) if obj is not None else None
+        if reason and not self.has_delete_permission(request, obj):
+            messages.error(request, reason)
+            meta = self.opts
+            return redirect(
+                reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
+            )
+        return super().delete_view(request, object_id, extra_context)

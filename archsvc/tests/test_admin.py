@@ -21,6 +21,16 @@ def project(api):
     return project
 
 
+def refused_delete(operator, url: str, reason: str) -> None:
+    """A delete the rules refuse: its address goes back to the object's page saying why
+    (it was a bare 403), and a posted confirmation deletes nothing either."""
+    response = operator.get(url, follow=True)
+    change = url.removesuffix("delete/") + "change/"
+    assert response.redirect_chain == [(change, 302)], response.redirect_chain
+    assert reason in response.content.decode()
+    assert operator.post(url, {"post": "yes"}).status_code == 302
+
+
 def actions(response) -> list[str]:
     form = response.context["action_form"]
     return [value for value, _ in form.fields["action"].choices] if form else []
@@ -158,7 +168,11 @@ def test_an_organization_keeps_an_admin_and_its_data(operator, factory, org, pro
     assert response.status_code == 200 and "at least one admin" in response.content.decode()
     assert Membership.objects.get(pk=admin.pk).role == "admin"
     # deleting it
-    assert operator.get(f"/admin/accounts/membership/{admin.pk}/delete/").status_code == 403
+    refused_delete(
+        operator,
+        f"/admin/accounts/membership/{admin.pk}/delete/",
+        "Not deleted: boss@example.com is the only admin of",
+    )
     # through the organization's inline
     response = operator.post(
         f"/admin/accounts/organization/{org.pk}/change/",
@@ -182,9 +196,17 @@ def test_an_organization_keeps_an_admin_and_its_data(operator, factory, org, pro
     page = operator.get(f"/admin/accounts/organization/{org.pk}/change/").content.decode()
     assert 'name="memberships-0-DELETE"' not in page and 'name="memberships-0-role"' not in page
     # nor by deleting the user who is its only admin
-    assert operator.get(f"/admin/accounts/user/{admin.user_id}/delete/").status_code == 403
+    refused_delete(
+        operator,
+        f"/admin/accounts/user/{admin.user_id}/delete/",
+        "Not deleted: boss@example.com is the only admin of",
+    )
     # an organization with projects is not deleted in a click
-    assert operator.get(f"/admin/accounts/organization/{org.pk}/delete/").status_code == 403
+    refused_delete(
+        operator,
+        f"/admin/accounts/organization/{org.pk}/delete/",
+        "has projects (1), and each would take its whole history",
+    )
     empty = factory.org("empty")
     assert operator.get(f"/admin/accounts/organization/{empty.pk}/delete/").status_code == 200
     assert AiCredits.objects.filter(organization=org).count() <= 1

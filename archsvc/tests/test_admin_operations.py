@@ -17,6 +17,16 @@ from diagrams.models import Pin, Project, PublicShareToken, Service, ServiceSnap
 from diagrams.tests.helpers import new_project, new_service, put
 
 
+def refused_delete(operator, url: str, reason: str) -> None:
+    """A delete the rules refuse: its address goes back to the object's page saying why
+    (it was a bare 403), and a posted confirmation deletes nothing either."""
+    response = operator.get(url, follow=True)
+    change = url.removesuffix("delete/") + "change/"
+    assert response.redirect_chain == [(change, 302)], response.redirect_chain
+    assert reason in response.content.decode()
+    assert operator.post(url, {"post": "yes"}).status_code == 302
+
+
 def listed(response) -> list[str]:
     """The primary keys of a changelist's rows."""
     return [str(row.pk) for row in response.context["cl"].result_list]
@@ -260,10 +270,18 @@ def test_a_deactivated_admin_is_no_admin_and_the_last_one_stays_active(operator,
     other = factory.member(org, email="other@acme.example", role="admin")
     other.user.is_active = False
     other.user.save()
-    assert operator.get(f"/admin/accounts/membership/{boss.pk}/delete/").status_code == 403
+    refused_delete(
+        operator,
+        f"/admin/accounts/membership/{boss.pk}/delete/",
+        "Not deleted: boss@acme.example is the only admin of",
+    )
     response = operator.post(f"/admin/accounts/membership/{boss.pk}/change/", {"role": "member"})
     assert "at least one admin" in response.content.decode()
-    assert operator.get(f"/admin/accounts/user/{boss.user_id}/delete/").status_code == 403
+    refused_delete(
+        operator,
+        f"/admin/accounts/user/{boss.user_id}/delete/",
+        "make another member admin there first",
+    )
     # once the second is active again, either may go
     other.user.is_active = True
     other.user.save()
@@ -337,7 +355,11 @@ def test_an_organization_without_projects_or_subscription_is_deleted_with_its_me
     ai_credits_current(organization=org)
     Subscription.objects.create(organization=org, plan="team", status="paused")
     # a paused subscription may resume: not yet
-    assert operator.get(f"/admin/accounts/organization/{org.pk}/delete/").status_code == 403
+    refused_delete(
+        operator,
+        f"/admin/accounts/organization/{org.pk}/delete/",
+        "is paused, and the billing provider would not be told",
+    )
     Subscription.objects.filter(organization=org).update(status="canceled")
     assert operator.get(f"/admin/accounts/organization/{org.pk}/delete/").status_code == 200
     response = operator.post(f"/admin/accounts/organization/{org.pk}/delete/", {"post": "yes"})
