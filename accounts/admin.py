@@ -17,6 +17,7 @@ from archsvc.admin_base import (
     NoBulkDeleteMixin,
     SupportAdmin,
     SupportAdminMixin,
+    empty_filter,
 )
 from archsvc.api.serializers import text_problem
 
@@ -427,7 +428,10 @@ class MembershipForm(forms.ModelForm):
 class MembershipAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     form = MembershipForm
     list_display = ["user", "organization", "role", "created_at", "accepted_at"]
-    list_filter = ["role", ("accepted_at", admin.EmptyFieldListFilter)]
+    list_filter = [
+        "role",
+        ("accepted_at", empty_filter("joined", "invited, not joined yet", "joined")),
+    ]
     search_fields = ["user__email", "organization__slug"]
     list_select_related = ["user", "organization"]
     autocomplete_fields = ["user", "organization"]
@@ -611,7 +615,7 @@ class AuthSessionAdmin(NoBulkDeleteMixin, SupportAdmin):
     password reset had ended because the old password may be known."""
 
     actions = [end_sessions]
-    list_filter = [("ended_at", admin.EmptyFieldListFilter)]
+    list_filter = [("ended_at", empty_filter("state", "open", "ended"))]
     list_display = ["id", "membership", "created_at", "last_seen_at", "ended_at"]
     readonly_fields = ["id", "membership", "created_at", "last_seen_at", "ended_at"]
     list_select_related = ["membership__user", "membership__organization"]

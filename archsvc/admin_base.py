@@ -66,3 +66,25 @@ class ExplainedDeleteMixin:
                 reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
             )
         return super().delete_view(request, object_id, extra_context)
+
+
+def empty_filter(title: str, empty: str, filled: str):
+    """An empty-or-not filter on a date field in words ("By accepted at: Empty / Not empty"
+    read as nothing to an operator): its title and the two choices named. The address
+    keeps Django's `<field>__isempty`."""
+
+    class Named(admin.EmptyFieldListFilter):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.title = title
+
+        def choices(self, changelist):
+            names = {"1": empty, "0": filled}
+            for choice in super().choices(changelist):
+                value = choice.get("query_string", "")
+                for flag, name in names.items():
+                    if f"__isempty={flag}" in value and not choice["display"] == "All":
+                        choice = {**choice, "display": name}
+                yield choice
+
+    return Named

@@ -557,3 +557,15 @@ def test_a_share_link_reported_as_its_address_is_found(operator, factory):
         ]
     page = operator.get(f"/admin/diagrams/publicsharetoken/{share.pk}/change/").content.decode()
     assert 'name="_save"' not in page  # nothing to save: a view, with Delete to turn it off
+
+
+def test_the_pending_and_ended_filters_say_so_in_words(operator, factory):
+    org = factory.org("acme")
+    session_start(membership=factory.member(org))
+    sessions = operator.get("/admin/accounts/authsession/").content.decode()
+    assert "By state" in sessions and ">open</a>" in sessions and ">ended</a>" in sessions
+    assert "By ended at" not in sessions
+    assert listed(operator.get("/admin/accounts/authsession/?ended_at__isempty=1")) != []
+    members = operator.get("/admin/accounts/membership/").content.decode()
+    assert "By joined" in members and ">invited, not joined yet</a>" in members
+    assert "Not empty" not in members
