@@ -297,6 +297,9 @@ RENDER_BUDGET_SECONDS = env_float("RENDER_BUDGET_SECONDS", 60.0)
 # inside the page on every anonymous view (diagrams/views.py, _page).
 SHARE_INLINE_SVG_BYTES = env_int("SHARE_INLINE_SVG_BYTES", 1_000_000)
 RENDER_LOCK_SECONDS = env_int("RENDER_LOCK_SECONDS", 25)
+# How long an Idempotency-Key of a project's create or duplicate is remembered (its
+# retries answer the project the first request made: archsvc/api/idempotency.py).
+IDEMPOTENCY_SECONDS = env_int("IDEMPOTENCY_SECONDS", 86400)
 
 # The assistant: the built-in analyst unless an OpenAI-compatible endpoint is configured.
 ASSISTANT_BASE_URL = os.environ.get("ASSISTANT_BASE_URL", "")

@@ -290,6 +290,15 @@ def error_responses(*statuses: int) -> dict:
 
 
 # Reads kept whole in the render cache answer conditional requests (archsvc/api/encoding.py).
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="optional, 1 to 255 printable ASCII characters (a UUID): a retry with the "
+    "same key and body answers the project the first request made (header "
+    "`Idempotent-Replayed: true`) instead of making another, for 24 hours; the same key "
+    "with another body is 400, and 409 while the first is still being answered",
+)
 IF_NONE_MATCH = OpenApiParameter(
     "If-None-Match",
     OpenApiTypes.STR,

@@ -7,11 +7,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.selectors import api_key_actor
+from archsvc.api import idempotency
 from archsvc.api.body import read_body
 from archsvc.api.errors import BadRequest, Forbidden
 from archsvc.api.pagination import page_envelope
 from archsvc.api.params import query_bool, query_int, query_text
-from archsvc.api.schema import error_responses
+from archsvc.api.schema import IDEMPOTENCY_KEY, error_responses
 from diagrams import selectors, services
 from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import (
@@ -89,13 +90,13 @@ class ProjectListView(APIView):
     @extend_schema(
         operation_id="createProject",
         tags=["projects"],
+        parameters=[IDEMPOTENCY_KEY],
         request=ProjectCreateSerializer,
         responses={200: ProjectSerializer, **error_responses(400, 402)},
     )
     def post(self, request):
         body = read_body(request, ProjectCreateSerializer, required=False)
-        project = services.project_create(actor=request.user, **body)
-        return Response(project_json(project, actor=request.user))
+        return _once(request, lambda: services.project_create(actor=request.user, **body))
 
 
 class ProjectDetailView(ProjectAPIView):
@@ -139,15 +140,35 @@ class ProjectDuplicateView(ProjectAPIView):
     @extend_schema(
         operation_id="duplicateProject",
         tags=["projects"],
-        parameters=[PROJECT_ID],
+        parameters=[PROJECT_ID, IDEMPOTENCY_KEY],
         request=ProjectDuplicateSerializer,
         responses={200: ProjectSerializer, **error_responses(400, 402, 404)},
     )
     def post(self, request, project_id):
         self.project(request, project_id)
         body = read_body(request, ProjectDuplicateSerializer, required=False)
-        project = services.project_duplicate(actor=request.user, project_id=project_id, **body)
-        return Response(project_json(project, actor=request.user))
+        return _once(
+            request,
+            lambda: services.project_duplicate(actor=request.user, project_id=project_id, **body),
+        )
+
+
+def _once(request, make) -> Response:
+    """`make()` the project, unless a request with the same Idempotency-Key made it already
+    (archsvc/api/idempotency.py): then that project, as it is now."""
+    slot, made = idempotency.begin(request, request.user.organization_id)
+    if made is not None:
+        project = selectors.project_get(actor=request.user, project_id=made)  # 404 if gone
+        response = Response(project_json(project, actor=request.user))
+        response["Idempotent-Replayed"] = "true"
+        return response
+    try:
+        project = make()
+    except Exception:
+        idempotency.failed(slot)
+        raise
+    idempotency.done(slot, request, project.id)
+    return Response(project_json(project, actor=request.user))
 
 
 class PinListView(APIView):

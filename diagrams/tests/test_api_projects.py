@@ -1123,3 +1123,67 @@ def test_get_one_project_runs_few_queries(api, django_assert_max_num_queries):
     pin(api, project["id"])
     with django_assert_max_num_queries(3):
         assert get(api, project["id"])["pinned"] is True
+
+
+# -- Idempotency-Key (an extension: archsvc/api/idempotency.py) ------------------------------
+
+
+def keyed(client: Client, path: str, key: str, body: dict | None = None):
+    return client.post(path, body or {}, content_type=JSON, headers={"Idempotency-Key": key})
+
+
+def test_a_retried_create_with_its_key_answers_the_first_project(api, factory, org):
+    """A CI job that retries after a timeout made a second project, a third of the free
+    plan's, and could not tell; with the same key it gets the first one back."""
+    body = {"name": "Nightly sync", "description": "from CI"}
+    first = keyed(api, "/v1/projects", "run-4711", body)
+    assert first.status_code == 200 and "Idempotent-Replayed" not in first
+    again = keyed(
+        api, "/v1/projects", "run-4711", {"description": "from CI", "name": "Nightly sync"}
+    )
+    assert again.status_code == 200 and again["Idempotent-Replayed"] == "true"
+    assert again.json()["id"] == first.json()["id"]
+    assert Project.objects.count() == 1 and limits(api)["currentProjects"] == 1
+    # the same key for another request is a mistake, said; a new key is a new project
+    other = keyed(api, "/v1/projects", "run-4711", {"name": "Other", "description": ""})
+    assert other.status_code == 400 and "Idempotency-Key" in other.json()["message"]
+    assert keyed(api, "/v1/projects", "run-4712", body).json()["id"] != first.json()["id"]
+    # keys are the organization's: another one's same key makes its own project
+    elsewhere = factory.key_client(factory.org("globex"), "ci")
+    theirs = keyed(elsewhere, "/v1/projects", "run-4711", body)
+    assert theirs.status_code == 200 and theirs.json()["id"] != first.json()["id"]
+    # without the header nothing changes: each POST is a project
+    create(api, "Nightly sync")
+    assert Project.objects.filter(organization=org).count() == 3
+
+
+def test_a_keyed_request_that_failed_is_tried_anew_and_a_deleted_one_is_404(api):
+    refused = keyed(api, "/v1/projects", "k1", {"name": "x", "description": ""})
+    assert refused.status_code == 400  # too short a name: no trace kept
+    made = keyed(api, "/v1/projects", "k1", {"name": "xyz", "description": ""})
+    assert made.status_code == 200 and "Idempotent-Replayed" not in made
+    api.delete(f"/v1/projects/{made.json()['id']}")
+    gone = keyed(api, "/v1/projects", "k1", {"name": "xyz", "description": ""})
+    assert gone.status_code == 404 and Project.objects.count() == 0
+
+
+def test_a_retried_duplicate_with_its_key_answers_the_first_copy(api):
+    source = create(api, "Source")["id"]
+    path = f"/v1/projects/{source}/duplicate"
+    first = keyed(api, path, "dup-1")
+    again = keyed(api, path, "dup-1")
+    assert first.status_code == again.status_code == 200
+    assert again.json()["id"] == first.json()["id"] and Project.objects.count() == 2
+
+
+@pytest.mark.parametrize("key", ["", " ", "x" * 256, "naïve", "a\tb"])
+def test_an_idempotency_key_that_is_no_key_is_400_and_makes_nothing(api, key):
+    response = api.post(
+        "/v1/projects",
+        {"name": "Keyed", "description": ""},
+        content_type=JSON,
+        headers={"Idempotency-Key": key},
+    )
+    assert response.status_code == 400
+    assert response.json()["message"].startswith("Idempotency-Key must be 1 to 255")
+    assert Project.objects.count() == 0
