@@ -534,8 +534,12 @@ def test_django_admin_keeps_an_admin_who_has_joined(operator, factory, org):
     )
     response = operator.post(f"/admin/accounts/membership/{boss.pk}/change/", {"role": "member"})
     assert response.status_code == 200 and "at least one admin" in response.content.decode()
-    assert operator.get(f"/admin/accounts/membership/{boss.pk}/delete/").status_code == 403
-    assert operator.get(f"/admin/accounts/user/{boss.user_id}/delete/").status_code == 403
+    # refused, saying why, on the object's page (it was a bare 403)
+    for path in (f"membership/{boss.pk}", f"user/{boss.user_id}"):
+        refused = operator.get(f"/admin/accounts/{path}/delete/", follow=True)
+        assert refused.redirect_chain == [(f"/admin/accounts/{path}/change/", 302)]
+        assert "Not deleted: boss@example.com is the only admin of" in refused.content.decode()
+    assert Membership.objects.filter(pk=boss.pk).exists()
     response = operator.post(
         f"/admin/accounts/organization/{org.pk}/change/",
         {
