@@ -6,6 +6,8 @@ from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.core.exceptions import ValidationError
+from django.db.models import Count, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.forms.models import BaseInlineFormSet
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
@@ -184,12 +186,75 @@ class OrganizationForm(forms.ModelForm):
         return name
 
 
+class PlanFilter(admin.SimpleListFilter):
+    """The plan in force: a subscription's while it is paid for, else free (as the app
+    reads it: billing.selectors.plan_of)."""
+
+    title = "plan"
+    parameter_name = "plan"
+
+    def lookups(self, request, model_admin):
+        from django.conf import settings
+
+        return [(plan, plan) for plan in settings.PLANS]
+
+    def queryset(self, request, queryset):
+        from billing.selectors import PAID_STATUSES
+
+        if self.value() is None:
+            return queryset
+        paid = Q(subscription__status__in=PAID_STATUSES)
+        if self.value() == "free":
+            return queryset.exclude(paid)
+        return queryset.filter(paid, subscription__plan=self.value())
+
+
+def _count_of(model, field: str, **where):
+    """A per-organization count as a subquery (joining projects and members both would
+    multiply their rows)."""
+    rows = model.objects.filter(**{field: OuterRef("pk")}, **where).order_by()
+    return Coalesce(Subquery(rows.values(field).annotate(n=Count("pk")).values("n")[:1]), Value(0))
+
+
 @admin.register(Organization)
 class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     form = OrganizationForm
-    list_display = ["slug", "name", "created_at"]
+    # what an operator looks an organization up for: its plan, its size, its people
+    list_display = ["slug", "name", "plan", "projects", "members", "created_at"]
+    list_filter = [PlanFilter]
     search_fields = ["slug", "name"]
     inlines = [MembershipInline, NewMembershipInline]
+
+    def get_queryset(self, request):
+        from diagrams.models import Project
+
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("subscription")
+            .annotate(
+                project_count=_count_of(Project, "organization"),
+                member_count=_count_of(Membership, "organization", accepted_at__isnull=False),
+            )
+        )
+
+    @admin.display(description="plan")
+    def plan(self, obj):
+        from billing.selectors import plan_of
+
+        try:
+            subscription = obj.subscription
+        except Organization.subscription.RelatedObjectDoesNotExist:
+            subscription = None
+        return plan_of(subscription)
+
+    @admin.display(description="projects", ordering="project_count")
+    def projects(self, obj):
+        return getattr(obj, "project_count", None)
+
+    @admin.display(description="members who joined", ordering="member_count")
+    def members(self, obj):
+        return getattr(obj, "member_count", None)
 
     def get_readonly_fields(self, request, obj=None):
         """The slug is the organization's key for the billing provider (checkout's

@@ -191,6 +191,64 @@ class ServiceSnapshotAdmin(ReadOnlyAdmin):
     date_hierarchy = "valid_from"
     list_select_related = ["project"]
     ordering = ["-valid_from", "-version"]
+    # its topics and extras a line each, as the history page says them (they were one line
+    # of raw JSON), and its service, linked
+    fields = [
+        "project",
+        "service_link",
+        "version",
+        "action",
+        "actor",
+        "actor_type",
+        "valid_from",
+        "valid_until",
+        "slug",
+        "name",
+        "description",
+        "category",
+        "owner",
+        "flows_list",
+        "consumes_list",
+        "produces_list",
+        "extras_list",
+    ]
+    readonly_fields = fields
+
+    @admin.display(description="service")
+    def service_link(self, obj):
+        return format_html(
+            '<a href="/admin/diagrams/service/{}/change/">{}</a>', obj.service_id, obj.service_id
+        )
+
+    @admin.display(description="flows")
+    def flows_list(self, obj):
+        return ", ".join(obj.flows or []) or "-"
+
+    @admin.display(description="consumes")
+    def consumes_list(self, obj):
+        return _lines(_topic(topic) for topic in obj.consumes or [])
+
+    @admin.display(description="produces")
+    def produces_list(self, obj):
+        return _lines(_topic(topic) for topic in obj.produces or [])
+
+    @admin.display(description="extras")
+    def extras_list(self, obj):
+        return _lines(f"{key} = {value}" for key, value in (obj.extras or {}).items())
+
+
+def _topic(topic: dict) -> str:
+    said = [f"{key}: {topic[key]}" for key in ("category", "owner") if topic.get(key)]
+    if topic.get("flows"):
+        said.append("flows: " + ", ".join(topic["flows"]))
+    if topic.get("extras"):
+        said.append("extras: " + ", ".join(f"{k}={v}" for k, v in topic["extras"].items()))
+    return f"{topic.get('name')} ({'; '.join(said)})" if said else str(topic.get("name"))
+
+
+def _lines(texts) -> str:
+    texts = list(texts)
+    return format_html_join("", "<div>{}</div>", ((text,) for text in texts)) if texts else "-"
 
 
 @admin.register(PublicShareToken)

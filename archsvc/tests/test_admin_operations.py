@@ -569,3 +569,54 @@ def test_the_pending_and_ended_filters_say_so_in_words(operator, factory):
     members = operator.get("/admin/accounts/membership/").content.decode()
     assert "By joined" in members and ">invited, not joined yet</a>" in members
     assert "Not empty" not in members
+
+
+def test_the_organizations_list_says_each_ones_plan_and_size(
+    operator, factory, django_assert_max_num_queries
+):
+    from django.core.management import call_command
+
+    acme, globex = factory.org("acme"), factory.org("globex")
+    factory.member(acme, role="admin")
+    factory.member(acme)
+    api = factory.key_client(acme, "ci")
+    for name in ("One", "Two"):
+        new_project(api, name)
+    call_command("set_subscription", "--org", "globex", "--plan", "team", "--status", "active")
+    page = operator.get("/admin/accounts/organization/")
+    rows = {
+        row.slug: (row.project_count, row.member_count) for row in page.context["cl"].result_list
+    }
+    assert rows == {"acme": (2, 2), "globex": (0, 0)}
+    body = page.content.decode()
+    assert "Members who joined" in body and ">team<" in body and ">free<" in body
+    assert listed(operator.get("/admin/accounts/organization/", {"plan": "team"})) == [
+        str(globex.pk)
+    ]
+    assert listed(operator.get("/admin/accounts/organization/", {"plan": "free"})) == [str(acme.pk)]
+    for index in range(20):  # as many queries for 22 organizations as for 2
+        factory.org(f"more-{index}")
+    with django_assert_max_num_queries(12):
+        operator.get("/admin/accounts/organization/")
+
+
+def test_a_snapshots_page_says_its_topics_a_line_each(operator, factory):
+    org = factory.org("acme")
+    api = factory.key_client(org, "ci")
+    project = new_project(api, "Shop")
+    body = {
+        "name": "Checkout",
+        "consumes": [{"name": "cart.events", "owner": "team-cart"}],
+        "produces": [{"name": "orders.placed", "flows": ["buy"]}, {"name": "orders.failed"}],
+        "extras": {"repo": "git@x:shop.git"},
+    }
+    new_service(api, project, body)
+    snapshot = ServiceSnapshot.objects.get()
+    page = operator.get(f"/admin/diagrams/servicesnapshot/{snapshot.pk}/change/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "<div>cart.events (owner: team-cart)</div>" in html
+    assert "<div>orders.placed (flows: buy)</div><div>orders.failed</div>" in html
+    assert "<div>repo = git@x:shop.git</div>" in html
+    assert '"category": null' not in html  # no raw JSON
+    assert f"/admin/diagrams/service/{snapshot.service_id}/change/" in html
