@@ -306,27 +306,11 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
             ((page, urlencode({lookup: obj.pk}), label) for page, lookup, label in pages),
         )
 
-    def has_delete_permission(self, request, obj=None):
+    def delete_refusal(self, obj) -> str | None:
         """Not while it holds projects or has a subscription not canceled: deleting takes
         their whole history, and the billing provider would not be told (cancel first, and
-        delete the projects)."""
-        if obj is None:
-            return super().has_delete_permission(request)
-        from billing.models import Subscription
-        from diagrams.models import Project
-
-        if Project.objects.filter(organization=obj).exists():
-            return False
-        # a paused subscription may resume: its provider's events must still find it
-        if (
-            Subscription.objects.filter(organization=obj)
-            .exclude(status=Subscription.STATUS_CANCELED)
-            .exists()
-        ):
-            return False
-        return super().has_delete_permission(request, obj)
-
-    def delete_refusal(self, obj) -> str | None:
+        delete the projects). A paused subscription may resume: its provider's events must
+        still find it."""
         from billing.models import Subscription
         from diagrams.models import Project
 
@@ -388,20 +372,12 @@ class UserAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdminMixin, Base
     filter_horizontal = ["groups"]
     inlines = [MembershipOfUserInline]
 
-    def has_delete_permission(self, request, obj=None):
-        """Not the only admin of an organization: deleting the user would leave it without
-        one (demote or replace them there first)."""
-        if obj is not None:
-            admin_of = Membership.objects.filter(user=obj, role=Membership.ROLE_ADMIN)
-            for membership in admin_of.select_related("user"):
-                if _needed_admin(membership):
-                    return False
-        return super().has_delete_permission(request, obj)
-
     def get_inlines(self, request, obj):
         return self.inlines if obj is not None else []  # a new user has no memberships
 
     def delete_refusal(self, obj) -> str | None:
+        """Not the only admin of an organization: deleting the user would leave it without
+        one (demote or replace them there first)."""
         admin_of = Membership.objects.filter(user=obj, role=Membership.ROLE_ADMIN)
         for membership in admin_of.select_related("user", "organization"):
             if _needed_admin(membership):
@@ -511,11 +487,6 @@ class MembershipAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
                 + LAST_ADMIN
             )
         return None
-
-    def has_delete_permission(self, request, obj=None):
-        if obj is not None and _needed_admin(obj):
-            return False
-        return super().has_delete_permission(request, obj)
 
 
 class ApiKeyForm(forms.ModelForm):

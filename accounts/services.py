@@ -32,6 +32,12 @@ def email_taken(*, email: str) -> bool:
     return User.objects.filter(email=User.objects.normalize_email(email).strip().lower()).exists()
 
 
+def _held_by_no_organization(user: User) -> bool:
+    """No organization holds the account: it has no accepted membership anywhere (it was
+    removed from its last one, or never joined one)."""
+    return not Membership.objects.accepted().filter(user_id=user.pk).exists()
+
+
 def _organizationless_owner(user: User, password: str) -> bool:
     """Whether a sign-up with a taken address is its owner's, back after being removed from
     the last organization they were in: an active account that no organization holds, and
@@ -40,7 +46,7 @@ def _organizationless_owner(user: User, password: str) -> bool:
     return (
         user.is_active
         and user.has_usable_password()
-        and not Membership.objects.accepted().filter(user_id=user.pk).exists()
+        and _held_by_no_organization(user)
         and user.check_password(password)
     )
 
@@ -240,11 +246,7 @@ def _unclaimed(user: User) -> bool:
     As a pending membership its join link asked for a log-in no one could pass. One that
     another organization holds keeps the join link: an invitation link sets the password
     of the whole account (`invitations._invite_refusal`)."""
-    return (
-        user.is_active
-        and not user.has_usable_password()
-        and not Membership.objects.accepted().filter(user_id=user.pk).exists()
-    )
+    return user.is_active and not user.has_usable_password() and _held_by_no_organization(user)
 
 
 @transaction.atomic

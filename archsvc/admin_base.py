@@ -48,18 +48,23 @@ class NoBulkDeleteMixin:
 
 
 class ExplainedDeleteMixin:
-    """A delete the rules refuse (`has_delete_permission(request, obj)`) says why: its page
-    has no Delete, and its delete address (typed, or a bookmark) was a bare "403
-    Forbidden". Now that address goes back to the object's page with the reason, which
-    `delete_refusal` gives (None: allowed, or refused for want of the permission)."""
+    """Deletes the rules refuse, each with its reason (`delete_refusal`: None when the rules
+    allow it). Such an object's page has no Delete (`has_delete_permission`), and its delete
+    address (typed, or a bookmark), which was a bare "403 Forbidden", goes back to the
+    object's page saying why."""
 
     def delete_refusal(self, obj) -> str | None:
         return None
 
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and self.delete_refusal(obj):
+            return False
+        return super().has_delete_permission(request, obj)
+
     def delete_view(self, request, object_id, extra_context=None):
         obj = self.get_object(request, unquote(object_id))
         reason = self.delete_refusal(obj) if obj is not None else None
-        if reason and not self.has_delete_permission(request, obj):
+        if reason:
             messages.error(request, reason)
             meta = self.opts
             return redirect(
@@ -81,9 +86,8 @@ def empty_filter(title: str, empty: str, filled: str):
         def choices(self, changelist):
             names = {"1": empty, "0": filled}
             for choice in super().choices(changelist):
-                value = choice.get("query_string", "")
-                for flag, name in names.items():
-                    if f"__isempty={flag}" in value and not choice["display"] == "All":
+                for flag, name in names.items():  # "All" drops the parameter
+                    if f"__isempty={flag}" in choice.get("query_string", ""):
                         choice = {**choice, "display": name}
                 yield choice
 

@@ -10,6 +10,7 @@ from django.utils.http import urlencode
 
 from archsvc.admin_base import NoBulkDeleteMixin, ReadOnlyAdmin, SupportAdmin
 from archsvc.api.serializers import text_problem
+from diagrams.history import topic_line
 from diagrams.models import Pin, Project, PublicShareToken, Service, ServiceSnapshot
 
 
@@ -226,24 +227,15 @@ class ServiceSnapshotAdmin(ReadOnlyAdmin):
 
     @admin.display(description="consumes")
     def consumes_list(self, obj):
-        return _lines(_topic(topic) for topic in obj.consumes or [])
+        return _lines(topic_line(topic) for topic in obj.consumes or [])
 
     @admin.display(description="produces")
     def produces_list(self, obj):
-        return _lines(_topic(topic) for topic in obj.produces or [])
+        return _lines(topic_line(topic) for topic in obj.produces or [])
 
     @admin.display(description="extras")
     def extras_list(self, obj):
         return _lines(f"{key} = {value}" for key, value in (obj.extras or {}).items())
-
-
-def _topic(topic: dict) -> str:
-    said = [f"{key}: {topic[key]}" for key in ("category", "owner") if topic.get(key)]
-    if topic.get("flows"):
-        said.append("flows: " + ", ".join(topic["flows"]))
-    if topic.get("extras"):
-        said.append("extras: " + ", ".join(f"{k}={v}" for k, v in topic["extras"].items()))
-    return f"{topic.get('name')} ({'; '.join(said)})" if said else str(topic.get("name"))
 
 
 def _lines(texts) -> str:

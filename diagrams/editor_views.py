@@ -21,6 +21,7 @@ from diagrams.api.serializers import (
     ServiceCreateSerializer,
     ServiceUpdateSerializer,
 )
+from diagrams.history import topic_line
 from diagrams.selectors import (
     history_page,
     history_service,
@@ -723,22 +724,10 @@ def _readable(value) -> list[str]:
     if isinstance(value, list):
         if all(isinstance(item, str) for item in value):
             return list(value)
-        return [_topic_line(item) if isinstance(item, dict) else str(item) for item in value]
+        return [topic_line(item) if isinstance(item, dict) else str(item) for item in value]
     if isinstance(value, str):  # a description's lines (its line breaks kept), one a line
         return [line for line in value.splitlines() if line.strip()] or ["(empty)"]
     return [str(value)]
-
-
-def _topic_line(topic: dict) -> str:
-    parts = []
-    for key in ("category", "owner"):
-        if topic.get(key):
-            parts.append(f"{key}: {topic[key]}")
-    if topic.get("flows"):
-        parts.append("flows: " + ", ".join(topic["flows"]))
-    if topic.get("extras"):
-        parts.append("extras: " + ", ".join(f"{k}={v}" for k, v in topic["extras"].items()))
-    return f"{topic.get('name')} ({'; '.join(parts)})" if parts else str(topic.get("name"))
 
 
 def _marked(change: dict) -> dict:

@@ -39,3 +39,17 @@ def snapshot_changes(before: dict | None, after: dict | None) -> list[dict]:
                 }
             )
     return changes
+
+
+def topic_line(topic: dict) -> str:
+    """A topic as a line of text, its attributes in brackets (the history page's diffs,
+    a snapshot's page in Django admin): `orders.placed (owner: shop; flows: buy)`."""
+    parts = []
+    for key in ("category", "owner"):
+        if topic.get(key):
+            parts.append(f"{key}: {topic[key]}")
+    if topic.get("flows"):
+        parts.append("flows: " + ", ".join(topic["flows"]))
+    if topic.get("extras"):
+        parts.append("extras: " + ", ".join(f"{k}={v}" for k, v in topic["extras"].items()))
+    return f"{topic.get('name')} ({'; '.join(parts)})" if parts else str(topic.get("name"))

@@ -336,17 +336,23 @@ def service_at(*, project: Project, slug: str, at: datetime | None = None) -> Se
     return snapshot
 
 
-def _now_of_last_by_slug(*, project: Project, slug: str, deleted: bool) -> ServiceSnapshot | None:
-    """The current snapshot of the service that last went by `slug`, if it is (not) deleted."""
-    former = (
+def _last_by_slug(*, project: Project, slug: str):
+    """The id of the service that last went by `slug` in the project, or None."""
+    return (
         ServiceSnapshot.objects.filter(project=project, slug=slug)
         .order_by("-valid_from", "-version")
+        .values_list("service_id", flat=True)
         .first()
     )
-    if former is None:
+
+
+def _now_of_last_by_slug(*, project: Project, slug: str, deleted: bool) -> ServiceSnapshot | None:
+    """The current snapshot of the service that last went by `slug`, if it is (not) deleted."""
+    service_id = _last_by_slug(project=project, slug=slug)
+    if service_id is None:
         return None
     return ServiceSnapshot.objects.filter(
-        service_id=former.service_id, valid_until__isnull=True, deleted=deleted
+        service_id=service_id, valid_until__isnull=True, deleted=deleted
     ).first()
 
 
@@ -468,15 +474,9 @@ def history_service(*, project: Project, key: str) -> ServiceSnapshot | None:
     try:
         service_id = uuid.UUID(key)
     except (ValueError, AttributeError):
-        former = (
-            ServiceSnapshot.objects.filter(project=project, slug=key)
-            .order_by("-valid_from", "-version")
-            .only("service_id")
-            .first()
-        )
-        if former is None:
+        service_id = _last_by_slug(project=project, slug=key)
+        if service_id is None:
             return None
-        service_id = former.service_id
     return ServiceSnapshot.objects.filter(
         project=project, service_id=service_id, valid_until__isnull=True
     ).first()

@@ -60,26 +60,29 @@ def _fingerprint(request) -> str:
     ).hexdigest()
 
 
-def begin(request, organization_id) -> tuple[str | None, str | None]:
-    """(cache key, the project id a first request with this key made) for a request with
-    a key; (None, None) without one. Raises for a key reused on another request, or one
-    whose first request is still being answered. A first use is marked pending."""
+Slot = tuple[str, str]  # the cache key, and the fingerprint of the request it was taken for
+
+
+def begin(request, organization_id) -> tuple[Slot | None, str | None]:
+    """(the key's slot, the project id a first request with this key made) for a request
+    with a key; (None, None) without one. Raises for a key reused on another request, or
+    one whose first request is still being answered. A first use is marked pending."""
     key = request_key(request)
     if key is None:
         return None, None
-    slot, fingerprint = _cache_key(organization_id, key), _fingerprint(request)
-    pending = {"fingerprint": fingerprint, "project": None}
+    slot = (_cache_key(organization_id, key), _fingerprint(request))
+    pending = {"fingerprint": slot[1], "project": None}
     try:
-        if cache.add(slot, pending, PENDING_SECONDS):
+        if cache.add(slot[0], pending, PENDING_SECONDS):
             return slot, None
-        seen = cache.get(slot)
+        seen = cache.get(slot[0])
         if seen is None:  # expired between the two reads: a first use after all
-            cache.set(slot, pending, PENDING_SECONDS)
+            cache.set(slot[0], pending, PENDING_SECONDS)
             return slot, None
     except Exception:  # noqa: BLE001 - an unreachable cache must not fail the request
         logger.warning("idempotency: the cache is unreachable; %s not applied", HEADER)
         return None, None
-    if seen["fingerprint"] != fingerprint:
+    if seen["fingerprint"] != slot[1]:
         raise BadRequest(
             f"{HEADER} '{key[:100]}' was used for another request (another body or path): "
             "use a new key for a new request."
@@ -91,25 +94,23 @@ def begin(request, organization_id) -> tuple[str | None, str | None]:
     return slot, seen["project"]
 
 
-def done(slot: str | None, request, project_id: str) -> None:
+def done(slot: Slot | None, project_id: str) -> None:
     """The first request with the key made this project: its retries answer it."""
     if slot is None:
         return
     try:
         cache.set(
-            slot,
-            {"fingerprint": _fingerprint(request), "project": project_id},
-            settings.IDEMPOTENCY_SECONDS,
+            slot[0], {"fingerprint": slot[1], "project": project_id}, settings.IDEMPOTENCY_SECONDS
         )
     except Exception:  # noqa: BLE001
         logger.warning("idempotency: the cache is unreachable; a retry may repeat the request")
 
 
-def failed(slot: str | None) -> None:
+def failed(slot: Slot | None) -> None:
     """The first request with the key failed: a retry is tried anew."""
     if slot is None:
         return
     try:
-        cache.delete(slot)
+        cache.delete(slot[0])
     except Exception:  # noqa: BLE001
         logger.warning("idempotency: the cache is unreachable")

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from accounts.services import session_start
+from archsvc.tests.helpers import refused_delete
 from billing.models import AiCredits, Subscription, WebhookEvent
 from diagrams.models import Project, PublicShareToken, Service, ServiceSnapshot
 from diagrams.tests.helpers import new_project, new_service, put
@@ -19,16 +20,6 @@ def project(api):
     put(api, f"/v1/projects/{project}/services/checkout", {"description": "v2"})
     put(api, f"/v1/projects/{project}/services/checkout", {"description": "v3"})
     return project
-
-
-def refused_delete(operator, url: str, reason: str) -> None:
-    """A delete the rules refuse: its address goes back to the object's page saying why
-    (it was a bare 403), and a posted confirmation deletes nothing either."""
-    response = operator.get(url, follow=True)
-    change = url.removesuffix("delete/") + "change/"
-    assert response.redirect_chain == [(change, 302)], response.redirect_chain
-    assert reason in response.content.decode()
-    assert operator.post(url, {"post": "yes"}).status_code == 302
 
 
 def actions(response) -> list[str]:

@@ -11,20 +11,11 @@ from django.utils import timezone
 
 from accounts.models import ApiKey, AuthSession, Membership, Organization
 from accounts.services import session_start
+from archsvc.tests.helpers import refused_delete
 from billing.models import AiCredits, WebhookEvent
 from billing.services import ai_credits_current, ai_credits_spend
 from diagrams.models import Pin, Project, PublicShareToken, Service, ServiceSnapshot
 from diagrams.tests.helpers import new_project, new_service, put
-
-
-def refused_delete(operator, url: str, reason: str) -> None:
-    """A delete the rules refuse: its address goes back to the object's page saying why
-    (it was a bare 403), and a posted confirmation deletes nothing either."""
-    response = operator.get(url, follow=True)
-    change = url.removesuffix("delete/") + "change/"
-    assert response.redirect_chain == [(change, 302)], response.redirect_chain
-    assert reason in response.content.decode()
-    assert operator.post(url, {"post": "yes"}).status_code == 302
 
 
 def listed(response) -> list[str]:

@@ -167,7 +167,7 @@ def _once(request, make) -> Response:
     except Exception:
         idempotency.failed(slot)
         raise
-    idempotency.done(slot, request, project.id)
+    idempotency.done(slot, project.id)
     return Response(project_json(project, actor=request.user))
 
 
