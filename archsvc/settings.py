@@ -323,6 +323,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["archsvc.api.parsers.StrictJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "archsvc.api.negotiation.IgnoreClientNegotiation",
+    "DEFAULT_METADATA_CLASS": "archsvc.api.metadata.ApiMetadata",
     "EXCEPTION_HANDLER": "archsvc.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "archsvc.api.schema.ArchsvcAutoSchema",
     "UNAUTHENTICATED_USER": None,

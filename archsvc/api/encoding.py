@@ -3,8 +3,10 @@ clients that accept it, compressed once and cached beside the plain bytes; every
 gets the plain bytes. Browsers, curl --compressed and Python's requests all ask for gzip: a
 400 KB SVG of 200 services goes out as about 40 KB."""
 
+import re
+
 from django.http import HttpResponse, HttpResponseNotModified
-from django.utils.cache import parse_etags, patch_vary_headers
+from django.utils.cache import patch_vary_headers
 
 from accounts.actors import API_KEY
 
@@ -42,6 +44,30 @@ def encoded_response(body: str | bytes, *, content_type: str, gzipped: bool) -> 
     return response
 
 
+# One member of an If-Match or If-None-Match list (RFC 9110 8.8.3): an entity tag, whose
+# quotes may hold a comma (`W/"a,b"`), then a comma or the end; or anything else up to the
+# next comma, which is skipped.
+_LIST_MEMBER = re.compile(
+    r'\s*(?:((?:W/)?"[\x21\x23-\x7e\x80-\U0010ffff]*")\s*(?:,|$)'  # a tag
+    r"|[^,]*(?:,|$))"  # anything else
+)
+
+
+def entity_tags(header: str) -> list[str]:
+    """The entity tags a conditional header lists, `["*"]` for `*`; members that are not
+    entity tags are left out. Django's parse_etags splits at every comma, so a tag with a
+    comma inside its quotes was lost, and the header read as holding none."""
+    if header.strip() == "*":
+        return ["*"]
+    tags, position = [], 0
+    while position < len(header):
+        match = _LIST_MEMBER.match(header, position)
+        if match[1]:
+            tags.append(match[1])
+        position = match.end() if match.end() > position else len(header)
+    return tags
+
+
 def not_modified(request, etag: str) -> bool:
     """Whether the request's If-None-Match names `etag` or is `*` (RFC 9110 13.1.2, weak
     comparison: `W/"x"` and `"x"` match). Members of the list that are not entity tags are
@@ -49,7 +75,7 @@ def not_modified(request, etag: str) -> bool:
     header = request.META.get("HTTP_IF_NONE_MATCH", "")
     if not header or len(header) > 4000:
         return False
-    tags = parse_etags(header)
+    tags = entity_tags(header)
     if tags == ["*"]:
         return True
     opaque = etag.removeprefix("W/")

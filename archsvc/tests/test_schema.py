@@ -253,3 +253,85 @@ def test_the_patterns_the_schema_states_are_the_ones_the_server_holds_to(api):
     ):
         response = api.get(f"/v1/projects/{pid}/graph", {"filteredIds": value})
         assert (response.status_code == 200) == bool(filtered.match(value)), value
+
+
+# The JSON type of every field the spec's resource tables list (interface.md, Resources and
+# their fields): a client generated from our schema must type each as the spec does.
+SPEC_FIELD_TYPES = {
+    "Project": {
+        "id": "string",
+        "name": "string",
+        "description": "string",
+        "archived": "boolean",
+        "pinned": "boolean",
+        "serviceCount": "integer",
+        "isOwner": "boolean",
+        "createdBy": "string",
+        "createdAt": "string",
+        "updatedBy": "string",
+        "updatedAt": "string",
+    },
+    "ProjectPage": {
+        "data": "array",
+        "page": "integer",
+        "size": "integer",
+        "total": "integer",
+        "totalPages": "integer",
+        "first": "boolean",
+        "last": "boolean",
+    },
+    "PinnedProject": {"projectId": "string", "pinnedAt": "string"},
+    "MessagingTopic": {
+        "name": "string",
+        "category": "string",
+        "owner": "string",
+        "flows": "array",
+        "extras": "object",
+    },
+    "Service": {
+        "slug": "string",
+        "name": "string",
+        "description": "string",
+        "category": "string",
+        "owner": "string",
+        "flows": "array",
+        "consumes": "array",
+        "produces": "array",
+        "extras": "object",
+        "createdBy": "string",
+        "createdAt": "string",
+        "updatedBy": "string",
+        "updatedAt": "string",
+        "validFrom": "string",
+        "validUntil": "string",
+    },
+    "PublicShareToken": {"token": "string", "createdAt": "string"},
+    "Limits": {"currentProjects": "integer", "maxProjects": "integer"},
+    "AiCredits": {"remaining": "number", "resetsAt": "string"},
+    "Subscription": {
+        "status": "string",
+        "planName": "string",
+        "currentPeriodEnd": "string",
+        "providerCustomerId": "string",
+        "providerSubscriptionId": "string",
+        "billingCycle": "string",
+        "nextBilledAt": "string",
+    },
+    "PortalSession": {"url": "string"},
+}
+
+
+def test_every_field_of_the_spec_has_the_specs_json_type(db):
+    schema = json.loads(Client().get("/v1/schema", HTTP_ACCEPT="application/json").content)
+    components = schema["components"]["schemas"]
+    wrong = {}
+    for resource, fields in SPEC_FIELD_TYPES.items():
+        properties = components[resource]["properties"]
+        for field, json_type in fields.items():
+            declared = properties[field]
+            if "type" not in declared:  # an enum or a nested resource: a $ref
+                continue
+            types = declared["type"] if isinstance(declared["type"], list) else [declared["type"]]
+            if json_type not in types:
+                wrong[f"{resource}.{field}"] = declared["type"]
+    assert wrong == {}

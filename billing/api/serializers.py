@@ -45,8 +45,16 @@ class PortalSessionSerializer(serializers.Serializer):
     url = serializers.URLField()
 
 
+@extend_schema_field(
+    {"type": "number", "minimum": 0, "description": "credits left; always a whole number"}
+)
+class CreditsField(serializers.IntegerField):
+    """The spec types `remaining` as a number: so the schema says, and a generated client
+    reads it as one (our value is always whole: a chat message costs one credit)."""
+
+
 class AiCreditsSerializer(serializers.Serializer):
-    remaining = serializers.IntegerField(min_value=0)
+    remaining = CreditsField(min_value=0)
     resetsAt = serializers.DateTimeField(required=False)  # noqa: N815
 
 

@@ -93,6 +93,8 @@ class GraphView(ProjectAPIView):
 
 
 class GraphMermaidView(ProjectAPIView):
+    renders = ("text/plain",)  # what OPTIONS says (ApiMetadata)
+
     @extend_schema(
         operation_id="getProjectGraphMermaid",
         tags=["graph"],
@@ -113,6 +115,8 @@ class GraphMermaidView(ProjectAPIView):
 
 
 class GraphSvgView(ProjectAPIView):
+    renders = ("image/svg+xml",)  # what OPTIONS says (ApiMetadata)
+
     @extend_schema(
         operation_id="getProjectGraphSvg",
         tags=["graph"],

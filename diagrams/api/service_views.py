@@ -2,13 +2,12 @@
 
 import re
 
-from django.utils.cache import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from archsvc.api.body import read_body
-from archsvc.api.encoding import accepts_gzip, cached_response
+from archsvc.api.encoding import accepts_gzip, cached_response, entity_tags
 from archsvc.api.errors import BadRequest, Conflict, ServiceNotFound
 from archsvc.api.pagination import page_envelope
 from archsvc.api.params import iso, query_at, query_int
@@ -124,7 +123,7 @@ def if_match(request) -> set[Version] | None:
     header = request.META.get("HTTP_IF_MATCH", "").strip()
     if not header:
         return None
-    tags = parse_etags(header) if len(header) <= 4000 else []
+    tags = entity_tags(header) if len(header) <= 4000 else []
     if tags == ["*"]:
         return None
     if not tags:

@@ -600,3 +600,26 @@ def test_a_time_before_the_project_existed_says_so_in_the_header(api, project):
         f"({created[:10]} {created[11:16]} UTC)"
     )
     assert any(t.text == "Nothing to show yet." for t in root.iter(f"{SVG}text"))
+
+
+@pytest.mark.parametrize(
+    "path, renders",
+    [
+        ("graph", ["application/json"]),
+        ("graph/mermaid", ["text/plain"]),
+        ("graph/svg", ["image/svg+xml"]),
+    ],
+)
+def test_options_says_what_each_rendering_sends_and_that_it_takes_no_body(
+    api, project, path, renders
+):
+    response = api.options(f"/v1/projects/{project}/{path}")
+    assert response.status_code == 200
+    assert response.json()["renders"] == renders
+    assert "parses" not in response.json()  # GET only: nothing to send
+
+
+def test_options_on_a_writable_path_says_it_parses_json(api, project):
+    response = api.options(f"/v1/projects/{project}/services")
+    assert response.json()["renders"] == ["application/json"]
+    assert response.json()["parses"] == ["application/json"]

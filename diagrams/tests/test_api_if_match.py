@@ -71,6 +71,8 @@ def test_a_put_over_a_state_changed_since_the_read_is_409_and_writes_nothing(api
         ("W/{current}", 409),  # If-Match compares strongly (RFC 9110 13.1.1)
         ('"3f1c-1"', 409),  # a tag of another form matches nothing
         ("orders-2", 400),  # not an entity tag: the quotes are part of it
+        ('W/"a,b"', 409),  # a comma inside the quotes is the tag's (RFC 9110 8.8.3)
+        ('"a,b", {current}', 200),
     ],
 )
 def test_if_match_forms(api, pid, header, status):

@@ -88,7 +88,14 @@ def test_if_none_match_forms(api, project):
     url = f"/v1/projects/{project}/services"
     tag = api.get(url)["ETag"]
     strong = tag.removeprefix("W/")
-    for header in (tag, strong, f'"other", {tag}', f'W/"a",W/"b" , {strong}', "*"):
+    for header in (
+        tag,
+        strong,
+        f'"other", {tag}',
+        f'W/"a",W/"b" , {strong}',
+        f'W/"a,b", {tag}',  # a comma inside quotes is the tag's, not the list's
+        "*",
+    ):
         assert api.get(url, HTTP_IF_NONE_MATCH=header).status_code == 304, header
     oversized = ", ".join([f'W/"{i:040d}"' for i in range(100)] + [tag])  # 4,500 characters
     for header in ('"other"', 'W/"other"', "garbage", tag[:-2] + '"', ",", oversized):
