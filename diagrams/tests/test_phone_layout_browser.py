@@ -261,6 +261,26 @@ def test_on_a_phone_each_member_is_a_card_with_its_buttons_on_screen(browser, sh
     context.close()
 
 
+@pytest.mark.parametrize("section, current", [("members", "Members"), ("account", "Your account")])
+def test_the_settings_tabs_are_one_row_on_a_phone_showing_the_pages_own(
+    browser, shop, section, current
+):
+    """"Your account" sat alone on a second row, under the current tab's underline: the row
+    now scrolls sideways, and the page's own tab is in view (the last one included)."""
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/settings/{section}/")
+    tabs = page.get_by_role("navigation", name="Settings").get_by_role("link")
+    assert len({round(tabs.nth(i).bounding_box()["y"]) for i in range(tabs.count())}) == 1
+    own = page.get_by_role("link", name=current, exact=True)
+    expect(own).to_have_attribute("aria-current", "page")
+    nav = page.get_by_role("navigation", name="Settings").bounding_box()
+    box = own.bounding_box()
+    assert nav["x"] <= box["x"] and box["x"] + box["width"] <= nav["x"] + nav["width"]
+    assert page.evaluate("window.scrollY") == 0  # the row moved, not the page
+    assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
+    context.close()
+
+
 def test_an_api_keys_revoke_button_is_on_a_phones_screen_without_scrolling(browser, shop):
     """The keys table scrolled sideways to its Revoke button; what does not fit (the
     permissions, created, expires) is said under the name instead."""

@@ -5,7 +5,8 @@
    A form with data-confirm asks before it is sent (revoking a key, removing a member).
    A page that answers a form at an address that also answers GET (data-reload-as-get: a new
    API key, a member added) is reloaded as that GET, not by sending the form again, which
-   said "an active API key with this name exists" and lost the key just shown. */
+   said "an active API key with this name exists" and lost the key just shown.
+   The settings pages' tabs, one row that scrolls sideways on a phone, show the page's own. */
 (function () {
   "use strict";
   if (document.body.hasAttribute("data-reload-as-get") && window.history.replaceState) {
@@ -34,6 +35,14 @@
         result.focus();
       }
     }
+  }
+  // a row of tabs that scrolls sideways on a phone (the settings pages): the page's own
+  // tab is brought into the row's view, without moving the page
+  var current = document.querySelector('.settings-nav [aria-current="page"]');
+  if (current) {
+    var row = current.parentNode;
+    var past = current.getBoundingClientRect().right - row.getBoundingClientRect().right;
+    if (past > 0) row.scrollLeft += past + 16;
   }
   document.addEventListener("submit", function (event) {
     var question = event.target.getAttribute && event.target.getAttribute("data-confirm");
