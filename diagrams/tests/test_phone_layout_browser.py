@@ -265,7 +265,7 @@ def test_on_a_phone_each_member_is_a_card_with_its_buttons_on_screen(browser, sh
 def test_the_settings_tabs_are_one_row_on_a_phone_showing_the_pages_own(
     browser, shop, section, current
 ):
-    """"Your account" sat alone on a second row, under the current tab's underline: the row
+    """ "Your account" sat alone on a second row, under the current tab's underline: the row
     now scrolls sideways, and the page's own tab is in view (the last one included)."""
     context, page = member_page(browser, shop, PHONE)
     page.goto(f"{shop['url']}/settings/{section}/")
