@@ -3,6 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+PORT ?= 8000
 
 .PHONY: run test lint fuzz soak screenshots clean
 
@@ -16,7 +17,7 @@ $(STAMP): requirements.txt requirements-runtime.txt | $(BIN)/python
 run: $(STAMP)
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --noinput
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py seed_demo
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver 127.0.0.1:8000
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -19,7 +19,6 @@ made again), Redis on 127.0.0.1:6379 and wrk.
 """
 
 import argparse
-import json
 import os
 import re
 import socket
@@ -34,8 +33,9 @@ from pathlib import Path
 from statistics import median
 
 ROOT = Path(__file__).resolve().parent.parent
-ARCHITECTURES = ROOT.parent / "shared" / "bench" / "architectures"
 sys.path.insert(0, str(ROOT))
+
+from bench.seeds import architecture as load_architecture  # noqa: E402
 
 DATABASE = "archsvc_apibench"
 DATABASE_URL = f"postgres://postgres@127.0.0.1:5432/{DATABASE}"
@@ -111,7 +111,7 @@ def seed(
         permissions=[ApiKey.PERMISSION_PROJECTS_MANAGE],
     )
     actor = actor_for_api_key(key)
-    data = json.loads((ARCHITECTURES / f"{architecture}.json").read_text())
+    data = load_architecture(architecture)
     with transaction.atomic():
         big = project_create(
             actor=actor,

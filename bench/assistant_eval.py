@@ -19,7 +19,6 @@ docs/assistant.md).
 
 import argparse
 import gc
-import json
 import os
 import statistics
 import sys
@@ -28,7 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-ARCHITECTURES = ROOT.parent / "shared" / "bench" / "architectures"
+
+from bench.seeds import ARCHITECTURES, architecture  # noqa: E402
+
 HOSTILE_ARCHITECTURES = ("random-1000", "domains-1000")
 
 TARGET = 0.9
@@ -197,7 +198,7 @@ def hostile(architectures: list[str], repeat: int) -> None:
     matching.SequenceMatcher = Counting
     try:
         for name in architectures:
-            data = json.loads((ARCHITECTURES / f"{name}.json").read_text())
+            data = architecture(name)
             print(f"\n{name} ({len(data['services'])} services)")
             print("| message | worst CPU seconds | comparisons | reply |")
             print("|---|---|---|---|")

@@ -11,7 +11,6 @@ figures into docs/benchmarks.md.
 """
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -21,7 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-ARCHITECTURES = ROOT.parent / "shared" / "bench" / "architectures"
+
+from bench.seeds import architecture as load_architecture  # noqa: E402
 
 
 def questions(data: dict) -> dict[str, str]:
@@ -73,7 +73,7 @@ def main() -> None:
     kept_services = settings.ASSISTANT_KEPT_SERVICES
     rows = []
     for architecture in architectures:
-        data = json.loads((ARCHITECTURES / f"{architecture}.json").read_text())
+        data = load_architecture(architecture)
         started = time.perf_counter()
         project = project_create(actor=actor, name=architecture, description="").id
         for service in data["services"]:

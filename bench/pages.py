@@ -11,7 +11,6 @@ figures into docs/benchmarks.md.
 
 import argparse
 import gzip
-import json
 import os
 import statistics
 import sys
@@ -21,7 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-ARCHITECTURES = ROOT.parent / "shared" / "bench" / "architectures"
+
+from bench.seeds import ARCHITECTURES, architecture  # noqa: E402
+
 BROWSER = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br, zstd"}
 
 
@@ -65,7 +66,7 @@ def main() -> None:
 
         actor = actor_for_membership(membership)
         big[size] = project_create(actor=actor, name=f"Domains {size}", description="").id
-        data = json.loads((ARCHITECTURES / f"domains-{size}.json").read_text())
+        data = architecture(f"domains-{size}")
         for service in data["services"]:
             service_create(actor=actor, project_id=big[size], data=service)
     from diagrams.models import ServiceSnapshot

@@ -22,8 +22,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ARCHITECTURES = ROOT.parent / "shared" / "bench" / "architectures"
 sys.path.insert(0, str(ROOT))
+
+from bench.seeds import ARCHITECTURES, architecture  # noqa: E402
 
 DEFAULT = [
     "domains-50",
@@ -48,7 +49,7 @@ def load_states(name: str):
 
     if name in DENSE_TOPICS:
         return dense_states(int(name.rsplit("-", 1)[1]), DENSE_TOPICS[name])
-    data = json.loads((ARCHITECTURES / f"{name}.json").read_text())
+    data = architecture(name)
     return [
         ServiceState(
             slug=s["name"],
@@ -161,6 +162,9 @@ def main() -> None:
         measure_ours(args.one)
         return
 
+    for name in args.names:
+        if name not in DENSE_TOPICS:
+            architecture(name)  # a clear exit here, not a child's traceback
     from bench.crossings import dot_plain_crossings
 
     have_dot = subprocess.run(["which", "dot"], capture_output=True).returncode == 0

@@ -16,7 +16,6 @@ docs/benchmarks.md.
 """
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -26,7 +25,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-ARCHITECTURES = ROOT.parent / "shared" / "bench" / "architectures"
+
+from bench.seeds import architecture  # noqa: E402
+
 VIEWPORT = {"width": 1400, "height": 900}
 
 # Installed before the page's own scripts: every interaction's time to the next paint, each
@@ -78,7 +79,7 @@ def seed(sizes: list[int]) -> tuple[dict[int, str], object]:
     actor = actor_for_membership(membership)
     projects = {}
     for size in sizes:
-        data = json.loads((ARCHITECTURES / f"domains-{size}.json").read_text())
+        data = architecture(f"domains-{size}")
         projects[size] = project_create(actor=actor, name=f"Domains {size}", description="").id
         for service in data["services"]:
             service_create(actor=actor, project_id=projects[size], data=service)

@@ -37,6 +37,15 @@ def test_create_member_makes_org_user_and_membership(db):
     assert User.objects.count() == 1 and Organization.objects.count() == 1
 
 
+@pytest.mark.parametrize(
+    "password, said", [("short", "too short"), ("ada@example.com", "too similar")]
+)
+def test_create_member_holds_a_password_to_the_rules_people_are_held_to(db, password, said):
+    with pytest.raises(CommandError, match=said):
+        run("create_member", "ada@example.com", "--org", "acme", "--password", password)
+    assert not User.objects.exists() and not Organization.objects.exists()
+
+
 def test_create_api_key_prints_a_working_key_on_its_last_line(db):
     run("create_member", "ada@example.com", "--org", "acme")
     output = run(

@@ -60,3 +60,22 @@ def test_the_compose_layout_does_not_give_plans_away():
     assert "archsvc.W002" in deploy_check(local)
     said = {"SECRET_KEY": "s" * 50, "BILLING_PROVIDER": "local", "BILLING_LOCAL_IN_PRODUCTION": "1"}
     assert "archsvc.W002" not in deploy_check(app_environment(said))
+
+
+def test_the_compose_layout_served_over_tls_passes_the_deploy_check():
+    """An operator behind TLS sets HTTPS, CSRF_TRUSTED_ORIGINS and TRUST_X_FORWARDED_PROTO in
+    the shell, as docs/operations.md says: compose passes them on (it dropped them, so the
+    secure cookies, the redirect and HSTS stayed off, and the check warned of all four)."""
+    shell = {
+        "SECRET_KEY": "s" * 50,
+        "HTTPS": "1",
+        "CSRF_TRUSTED_ORIGINS": "https://archsvc.example.com",
+        "TRUST_X_FORWARDED_PROTO": "1",
+    }
+    environment = app_environment(shell)
+    assert environment["CSRF_TRUSTED_ORIGINS"] == "https://archsvc.example.com"
+    found = deploy_check(environment)
+    for warning in ("security.W004", "security.W008", "security.W012", "security.W016"):
+        assert warning not in found, found
+    # without them, plain http (localhost:8080): the check says what TLS would add
+    assert "security.W008" in deploy_check(app_environment({"SECRET_KEY": "s" * 50}))

@@ -1,6 +1,8 @@
+from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from accounts.models import User
 from accounts.services import member_create
 from archsvc.api.errors import ApiError
 
@@ -15,6 +17,12 @@ class Command(BaseCommand):
         parser.add_argument("--password", default=None)
 
     def handle(self, *args, email, org, role, password, **options):
+        if password is not None:
+            # the rules a person's own password is held to (sign-up, invitations, changes)
+            try:
+                validate_password(password, user=User(email=email.strip().lower()))
+            except ValidationError as exc:
+                raise CommandError(f"--password: {' '.join(exc.messages)}") from None
         try:
             membership = member_create(email=email, org_slug=org, role=role, password=password)
         except (ApiError, ValidationError) as exc:
