@@ -123,6 +123,45 @@ def test_no_page_has_an_accessibility_violation(browser, site, width):
     assert_no_problems(found)
 
 
+# Each visible form field whose edge contrasts with its own fill or with what surrounds it
+# by less than 3:1 (WCAG 1.4.11, non-text contrast), which axe does not check: the edge is
+# what says "type here".
+FAINT_FIELDS = """() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05); };
+  const fill = (el) => { for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length === 3 || c[3] > 0) return c.slice(0, 3); }
+    return [255, 255, 255]; };
+  const fields = 'input:not([type=hidden]):not([type=checkbox]):not([type=radio])' +
+    ':not([type=range]):not([type=datetime-local]), select, textarea';
+  return [...document.querySelectorAll(fields)].filter((f) => f.offsetParent).flatMap((f) => {
+    const edge = rgb(getComputedStyle(f).borderTopColor).slice(0, 3);
+    const worst = Math.min(ratio(edge, fill(f)), ratio(edge, fill(f.parentElement)));
+    return worst < 3 ? [`${f.name || f.id || f.tagName}: ${worst.toFixed(2)}:1`] : [];
+  });
+}"""
+
+
+def test_every_form_fields_edge_stands_out(browser, site):
+    found = {}
+    context = browser.new_context(viewport=VIEWPORTS["laptop"])
+    page = context.new_page()
+    page.goto(f"{site['url']}/accounts/login/")
+    found["/accounts/login/"] = page.evaluate(FAINT_FIELDS)
+    log_in(context, site)
+    for path in member_pages(site):
+        page.goto(f"{site['url']}{path}")
+        found[path] = page.evaluate(FAINT_FIELDS)
+    context.close()
+    assert_no_problems(found)
+    assert "/settings/members/" in found  # the pages with the most fields were read
+
+
 @pytest.mark.parametrize("width", VIEWPORTS)
 def test_what_a_user_reaches_by_acting_has_no_accessibility_violation(browser, site, width):
     """The states the pages reach only by acting: refused forms with their messages, a focus

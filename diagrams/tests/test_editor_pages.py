@@ -877,3 +877,14 @@ def test_save_and_cancel_lead_back_to_the_project_page_an_edit_came_from(browser
         assert f'href="/projects/{project}/services/" class="button secondary">Cancel' in html
         response = browser.post(url, {**submitted(html), "next": elsewhere, "owner": elsewhere})
         assert response["Location"] == f"/projects/{project}/services/"
+
+
+@pytest.mark.parametrize(
+    "path, current", [("services/", "Services"), ("history/", "History"), ("services/new/", None)]
+)
+def test_the_project_nav_says_which_page_is_open(browser, project, path, current):
+    html = browser.get(f"/projects/{project}/{path}").content.decode()
+    nav = re.search(r'<nav class="editor-nav".*?</nav>', html, re.S).group(0)
+    marked = re.findall(r'aria-current="page">([^<]+)</a>', nav)
+    assert marked == [current or "Add a service"]
+    assert '<nav aria-label="Main">' in html  # the header's links, named

@@ -414,3 +414,25 @@ def test_a_touch_screen_is_told_how_to_move_the_graph_by_touch(browser, shop):
             assert said.startswith("Drag to pan, pinch or Ctrl/⌘ + scroll to zoom")
             assert "arrow keys pan" in said and "tap" not in said
         context.close()
+
+
+def test_a_copy_button_says_it_copied_to_a_screen_reader_too(browser, shop):
+    """Copy changed only its own text, which a screen reader does not read out; pressed twice
+    in a row it kept "Copied" as its label for good."""
+    context = browser.new_context(
+        viewport=DESKTOP, permissions=["clipboard-read", "clipboard-write"]
+    )
+    context.add_cookies([{"name": "__session", "value": shop["session"], "url": shop["url"]}])
+    page = context.new_page()
+    page.goto(f"{shop['url']}/projects/{shop['project']}/share/")
+    copy = page.get_by_role("button", name="Copy").first
+    said = page.locator("[data-copy-said]")
+    expect(said).to_have_attribute("aria-live", "polite")
+    copy.click()
+    expect(said).to_have_text("Copied")
+    expect(copy).to_have_text("Copied")
+    assert shop["token"] in page.evaluate("navigator.clipboard.readText()")
+    copy.click()  # again, while it says Copied
+    expect(copy).to_have_text("Copy")  # back to its own word, not "Copied" for good
+    expect(said).to_have_text("")
+    context.close()

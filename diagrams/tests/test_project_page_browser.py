@@ -1,6 +1,8 @@
 """The project page in a real browser: the graph, and the assistant's chat panel whose cited
 entities focus the graph."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -149,4 +151,57 @@ def test_a_graph_that_cannot_be_read_says_so(browser, live_server, factory, sett
     page.goto(f"{live_server.url}/projects/{project}/")
     expect(page.locator("[data-status]")).to_have_text("The graph could not be read.")
     expect(page.locator(".graph-stage svg")).to_have_count(0)
+    context.close()
+
+
+def test_a_keyboard_user_focusing_a_table_name_lands_on_the_graph_and_hears_what_it_shows(
+    browser, live_server, factory
+):
+    """Enter on a name in the Services table: the keyboard's place goes to the graph (it
+    stayed on the button, far below, and the next Tab went back into the table), and a
+    screen reader is told what the graph now shows."""
+    membership, client, project = shop(factory, 3)
+    context = signed_in(browser, membership, live_server.url)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/projects/{project}/")
+    said = page.locator("[data-said]")
+    expect(said).to_have_attribute("aria-live", "polite")
+    expect(said).to_have_text("")  # the page's first drawing is not announced
+    name = page.locator('[data-rows="services"] [data-focus-id="service--billing"]')
+    name.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".graph-stage g.node")).to_have_count(2)
+    expect(page.locator("[data-stage]")).to_be_focused()
+    expect(said).to_have_text(
+        re.compile(r"^Focus on Billing, 1 step around: 1 service, 1 topic; Current state")
+    )
+    page.locator("[data-clear-focus]").click()
+    expect(said).to_have_text(re.compile(r"^The whole project: 3 services, 1 topic; "))
+    # each box says what it is linked to (its tooltip, which names it)
+    topic = page.locator('.graph-stage [data-entity-id="messaging--orders-placed"] title')
+    expect(topic).to_have_text(re.compile("produced by: Checkout\nconsumed by: Billing, Mailer$"))
+    context.close()
+
+
+def test_the_chat_says_who_said_what_and_ask_keeps_the_keyboards_place(
+    browser, live_server, factory
+):
+    membership, client, project = shop(factory, 3)
+    context = signed_in(browser, membership, live_server.url)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/projects/{project}/")
+    held = []
+    page.route("**/ai/chat", lambda route: held.append(route))
+    page.fill("#chat-input", "who consumes orders placed?")
+    ask = page.locator("[data-chat-form] button")
+    ask.focus()
+    page.keyboard.press("Enter")
+    expect(ask).to_be_disabled()
+    expect(ask).to_be_focused()  # a disabled button dropped it to the page's top
+    page.wait_for_timeout(100)
+    held.pop().continue_()
+    expect(page.locator(".chat-assistant")).to_have_count(1)
+    assert page.locator(".chat-user").inner_text().startswith("You:")
+    assert page.locator(".chat-assistant").inner_text().startswith("Assistant:")
+    expect(page.locator(".chat-assistant .chat-text")).to_contain_text("Billing and Mailer")
     context.close()

@@ -473,7 +473,9 @@ def test_the_view_drawn_in_the_page_is_named_there_as_the_script_names_it(browse
     html = browser.get(base + "?at=2999-01-01T00:00:00Z").content.decode()
     assert re.search(r"data-service-count[^>]*>2 services</span>", html)
     assert re.search(r"data-chat-past hidden></p>", html)
-    assert re.search(r'<input [^>]*data-at [^>]*"Show the project as of this time \(UTC\)">', html)
+    assert re.search(
+        r'<input [^>]*data-at [^>]*"As of \(UTC\): show the project at this time">', html
+    )
     assert "data-asked" not in html
     html = browser.get(base + "?at=2999-01-01T00:00:00Z&focus=category--core").content.decode()
     assert toolbar(html) == "Focus: category core show all"

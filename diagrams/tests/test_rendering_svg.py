@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from diagrams.entities import NEUTRAL, ServiceState, category_color
-from diagrams.rendering.graph import project_graph
+from diagrams.rendering.graph import graph_filter, project_graph
 from diagrams.rendering.layout import FONT_SIZE, MAX_LINES, MAX_TEXT_WIDTH, PAD_X, layout_layered
 from diagrams.rendering.svg import graph_origin, svg_document
 from diagrams.rendering.text import text_width, wrap_label
@@ -137,15 +137,65 @@ def test_one_arrow_per_edge_in_the_direction_of_the_data():
     assert markers[0].find(f"{SVG}path") is not None
 
 
-def test_each_node_has_a_tooltip_with_name_category_and_owner():
+def test_each_node_has_a_tooltip_with_name_category_owner_and_links():
+    """The tooltip, which names the box for a screen reader too, says the arrows in words:
+    what a service produces and consumes, who produces and consumes a topic."""
     _, _, _, root = render(shop())
     titles = {
         node_id: group.find(f"{SVG}title").text for node_id, group in node_groups(root).items()
     }
-    assert titles["service--order-api"] == "Order API\ncategory: Checkout\nowner: Team Orders"
-    assert titles["service--mailer"] == "Mailer\ncategory: none\nowner: none"
-    assert titles["messaging--invoices"] == "invoices\ncategory: none\nowner: Team Money"
-    assert titles["messaging--orders-created"] == "orders.created\ncategory: Events\nowner: none"
+    assert titles["service--order-api"] == (
+        "Order API\ncategory: Checkout\nowner: Team Orders\nproduces: orders.created"
+    )
+    assert titles["service--billing"] == (
+        "Billing\ncategory: Payments\nowner: Team Money"
+        "\nproduces: invoices\nconsumes: orders.created"
+    )
+    assert titles["service--mailer"] == (
+        "Mailer\ncategory: none\nowner: none\nconsumes: invoices, orders.created"
+    )
+    assert titles["messaging--invoices"] == (
+        "invoices\ncategory: none\nowner: Team Money\nproduced by: Billing\nconsumed by: Mailer"
+    )
+    assert titles["messaging--orders-created"] == (
+        "orders.created\ncategory: Events\nowner: none"
+        "\nproduced by: Order API\nconsumed by: Billing, Mailer"
+    )
+
+
+def test_a_screen_reader_gets_a_graph_of_named_boxes_saying_what_it_shows():
+    """Not one image named after the project whatever it showed: a graphics document named
+    with its counts and moment, each box a symbol of its kind (its tooltip names it)."""
+    _, _, _, root = render(shop(), when="As of 2026-09-29 13:12 UTC")
+    assert root.get("role") == "graphics-document"
+    assert root.get("aria-label") == (
+        "Architecture of Shop: 3 services, 2 topics; As of 2026-09-29 13:12 UTC"
+    )
+    groups = node_groups(root)
+    assert {g.get("role") for g in groups.values()} == {"graphics-symbol"}
+    assert groups["service--mailer"].get("aria-roledescription") == "service"
+    assert groups["messaging--invoices"].get("aria-roledescription") == "topic"
+    _, _, _, one = render([service("Solo")])
+    assert one.get("aria-label") == "Architecture of Shop: 1 service, 0 topics; Current state"
+
+
+def test_a_tooltip_names_eight_links_a_direction_and_counts_the_rest():
+    readers = [service(f"Reader {n:02d}", consumes=({"name": "busy"},)) for n in range(11)]
+    _, _, _, root = render([service("Writer", produces=({"name": "busy"},)), *readers])
+    title = node_groups(root)["messaging--busy"].find(f"{SVG}title").text
+    assert title.endswith(
+        "\nproduced by: Writer\nconsumed by: Reader 00, Reader 01, Reader 02, Reader 03, "
+        "Reader 04, Reader 05, Reader 06, Reader 07 and 3 more"
+    )
+
+
+def test_a_focused_drawing_names_only_the_links_it_draws():
+    graph, entities = project_graph(shop())
+    focused = graph_filter(graph, entities, ["service--order-api"], 1)
+    layout = layout_layered(focused, origin=graph_origin())
+    root = ET.fromstring(svg_document(focused, layout, title="Shop", when="now"))
+    title = node_groups(root)["messaging--orders-created"].find(f"{SVG}title").text
+    assert title.endswith("\nproduced by: Order API")  # Billing and Mailer are not drawn
 
 
 def test_legend_lists_each_category_present_and_no_category():
@@ -306,7 +356,7 @@ def test_hostile_names_read_back_as_their_own_text():
         else:  # wrapped: every character is there, in order
             assert joined.replace(" ", "") == normal.replace(" ", "")
         data = graph.nodes[node_id]
-        assert group.find(f"{SVG}title").text == (
+        assert group.find(f"{SVG}title").text.startswith(
             f"{name}\ncategory: {data['category'] or 'none'}\nowner: {data['owner'] or 'none'}"
         )
     for name in ("<script>alert(1)</script>", "]]>", "&", "{{x}}", "</text>", 'it\'s "quoted"'):

@@ -182,7 +182,7 @@ def test_a_keyboard_reaches_every_focus_and_the_address_keeps_it(browser, shared
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{shared['url']}/share/{shared['token']}/")
-    menu = page.get_by_role("combobox", name="Focus on a category, owner, service or topic")
+    menu = page.get_by_role("combobox", name="Show: focus on a category, owner, service or topic")
     groups = menu.locator("optgroup").evaluate_all(
         "groups => groups.map(g => [g.label, Array.from(g.children, o => o.textContent)])"
     )

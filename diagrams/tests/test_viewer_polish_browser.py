@@ -1028,7 +1028,7 @@ def test_a_moment_typed_into_as_of_keeps_a_four_digit_year(browser, demo):
     the hour goes to the hour: without a max the year took "202612" and the graph said
     the moment was not a date-time."""
     context, page, errors = project_page(browser, demo, locale="en-US")
-    field = page.get_by_label("Show the project as of this time (UTC)")
+    field = page.get_by_label("As of (UTC): show the project at this time")
     field.focus()
     for part in ("07", "01", "2026", "12", "30", "45", "P"):
         page.keyboard.type(part)
@@ -1054,7 +1054,7 @@ def test_a_focus_the_moment_does_not_hold_is_named_as_the_project_names_it(brows
         page.get_by_text("Analytics Pipeline is not in the project at this moment")
     ).to_be_visible()
     expect(page.get_by_text("analytics-pipeline", exact=False)).to_have_count(0)
-    shown = page.get_by_label("Focus on a category, owner or flow")
+    shown = page.get_by_label("Show: focus on a category, owner or flow")
     expect(shown.locator("option[data-shown-focus]")).to_have_text("Analytics Pipeline (service)")
     assert errors == []
     context.close()

@@ -94,6 +94,9 @@
       // on a phone the graph is above the chat, often off-screen: bring it into view
       if (graphOutOfView()) {
         var smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+        // the keyboard's place goes where the eye is taken, not left on a chip off-screen
+        var stage = viewerRoot.querySelector("[data-stage]");
+        if (stage) stage.focus({ preventScroll: true });
         viewerRoot.scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
       }
     });
@@ -132,6 +135,14 @@
     item.className = "chat-" + role;
     var body = document.createElement("div");
     body.className = "chat-text";
+    // who said it, for a screen reader (the eye has the side and the colour)
+    var speaker = { user: "You: ", assistant: "Assistant: " }[role];
+    if (speaker) {
+      var who = document.createElement("span");
+      who.className = "visually-hidden";
+      who.textContent = speaker;
+      item.appendChild(who);
+    }
     if (typeof content !== "string") body.appendChild(content);
     else if (role === "assistant") body.appendChild(replyLines(content));
     else body.textContent = content;  // a reply never becomes markup
@@ -163,7 +174,12 @@
     // the log is not a live region (the question and the chips are not read back): the
     // reply is said through this one, emptied first so the same reply twice is said twice
     said.textContent = "";
-    setTimeout(function () { said.textContent = text; }, 50);
+    clearTimeout(announce.timer);
+    setTimeout(function () {
+      said.textContent = text;
+      // once said, emptied: read line by line, the panel held the reply twice
+      announce.timer = setTimeout(function () { said.textContent = ""; }, 8000);
+    }, 50);
   }
 
   function showCredits(left) {
@@ -181,7 +197,9 @@
 
   function setPending(on) {
     pending = on;
-    ask.disabled = on;
+    // not `disabled`: a pressed Ask that is disabled drops the keyboard's place to the page's
+    // top until the reply comes (the submit handler refuses a second question meanwhile)
+    if (on) ask.setAttribute("aria-disabled", "true"); else ask.removeAttribute("aria-disabled");
     if (on) log.setAttribute("aria-busy", "true"); else log.removeAttribute("aria-busy");
     form.classList.toggle("is-pending", on);
   }

@@ -121,6 +121,23 @@
 
   Viewer.prototype.svg = function () { return this.drawing; };
 
+  // after a redraw a member asked for, what it shows, in words: "Focus on Checkout, 1 step
+  // around: 5 services, 3 topics; As of …" (the drawing's own name carries the counts and
+  // the moment: svg.py)
+  Viewer.prototype.sayShown = function () {
+    var said = this.root.querySelector("[data-said]"), svg = this.svg();
+    if (!said || !svg || this.status.textContent) return;  // a note of its own is said
+    var counted = /[\d,]+ services?, [\d,]+ topics?; .*$/.exec(svg.getAttribute("aria-label") || "");
+    if (!counted) return;
+    var what = counted[0];
+    var depth = Number(this.shown.depth || 0);
+    var view = this.shown.focus
+      ? "Focus on " + this.nameOf(this.shown.focus, this.shown.focusName) +
+        (depth ? ", " + depth + (depth === 1 ? " step" : " steps") + " around" : "")
+      : "The whole project";
+    said.textContent = view + ": " + what;
+  };
+
   // a focus on what the moment shown does not hold (a service deleted since, say) draws
   // nothing: said, with the way out (a big drawing's boxes may be out of the page: counted)
   Viewer.prototype.sayMissing = function () {
@@ -721,9 +738,11 @@
           self.shown.depth === wanted.depth
           ? { cx: self.view.cx, cy: self.view.cy, scale: self.view.scale } : null;
         self.status.textContent = "";
+        var redraw = !!self.svg();  // not the page's first drawing, fetched as it opened
         self.shown = wanted;
         self.attach(keep, document.adoptNode(svg));
         self.sayMissing();
+        if (redraw) self.sayShown();
       })
       .catch(function (error) {
         if (request !== self.requests) return;

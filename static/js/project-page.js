@@ -29,8 +29,17 @@
     var button = event.target.closest("[data-focus-id]");
     if (!button) return;
     focus(button.getAttribute("data-focus-id"), button.textContent);
-    viewerRoot.scrollIntoView({ behavior: "smooth", block: "start" });
+    // the keyboard's place goes with the eye, to the graph (it stayed on the button, now far
+    // off-screen: the next Tab went back into the table), and what it shows is said
+    // (graph-viewer.js)
+    var stage = viewerRoot.querySelector("[data-stage]");
+    if (stage) stage.focus({ preventScroll: true });
+    bringGraphIntoView();
   });
+  function bringGraphIntoView() {
+    var smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    viewerRoot.scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
+  }
 
   var slider = tools.querySelector("[data-timeline]");
   var label = tools.querySelector("[data-timeline-label]");
@@ -533,7 +542,7 @@
     if (!first) return;
     var button = (first.row || (first.row = first.build())).querySelector("[data-focus-id]");
     focus(button.getAttribute("data-focus-id"), button.textContent);
-    viewerRoot.scrollIntoView({ behavior: "smooth", block: "start" });
+    bringGraphIntoView();  // the cursor stays in Find, for the next words
   });
   // Show all lists every row here; should they not be read, the link's address has the
   // server list them all

@@ -25,6 +25,7 @@
         button.classList.toggle("on", pinned);
         button.setAttribute("aria-pressed", String(pinned));
         button.title = pinned ? "Unpin" : "Pin";
+        button.textContent = pinned ? "\u2605" : "\u2606";  // ★ filled, ☆ not: not by colour alone
         form.action = form.action.replace(/\/(pin|unpin)\/$/, pinned ? "/unpin/" : "/pin/");
       });
     });
