@@ -4,18 +4,21 @@ from django import forms
 from django.contrib.auth.password_validation import validate_password
 
 from accounts.models import User
+from accounts.passwords import PASSWORD_MAX_LENGTH
 from archsvc.api.serializers import is_visible, text_problem
 
 
 class LoginForm(forms.Form):
     email = forms.EmailField(max_length=254)
-    password = forms.CharField(max_length=200, widget=forms.PasswordInput)
+    password = forms.CharField(max_length=PASSWORD_MAX_LENGTH, widget=forms.PasswordInput)
 
 
 class SignupForm(forms.Form):
     email = forms.EmailField(max_length=254)
     password = forms.CharField(
-        max_length=200, widget=forms.PasswordInput, help_text="At least 8 characters."
+        max_length=PASSWORD_MAX_LENGTH,
+        widget=forms.PasswordInput,
+        help_text="At least 8 characters.",
     )
     organization = forms.CharField(
         max_length=100,

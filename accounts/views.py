@@ -52,8 +52,11 @@ NO_ORGANIZATION_YET = (
 
 
 def _next_url(request) -> str:
+    """Where `next` asks to go after logging in: a path of this site, else the projects.
+    A word without a slash (`?next=dashboard`) was taken as a URL name by redirect(), which
+    looked it up and failed: the right password answered with a 500."""
     target = request.POST.get("next") or request.GET.get("next") or "/"
-    if url_has_allowed_host_and_scheme(
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         return target

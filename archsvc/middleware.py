@@ -174,3 +174,22 @@ class PagesCspMiddleware:
         ):
             response["Content-Security-Policy"] = PAGES_CSP
         return response
+
+
+class HeadAsGetMiddleware:
+    """HEAD of a page is answered as its GET, without the body (the server leaves it out,
+    RFC 9110 9.3.2): most page views allow GET and POST only, so an uptime monitor's or a
+    link checker's HEAD of `/`, the log-in or a settings page was a 405. The API's views
+    (DRF, /v1) answer HEAD themselves."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.method != "HEAD" or request.path.startswith("/v1/"):
+            return self.get_response(request)
+        request.method = "GET"
+        try:
+            return self.get_response(request)
+        finally:
+            request.method = "HEAD"  # what the server and the rest go by: no body

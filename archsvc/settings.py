@@ -61,6 +61,7 @@ MIDDLEWARE = [
     "diagrams.render_cache.RenderBudgetMiddleware",
     "archsvc.middleware.CompleteBodyMiddleware",
     "archsvc.middleware.RefuseNulMiddleware",
+    "archsvc.middleware.HeadAsGetMiddleware",
     "archsvc.middleware.PagesCspMiddleware",
     "archsvc.compression.CompressPagesMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -164,6 +165,8 @@ AUTH_PASSWORD_VALIDATORS = [
         "OPTIONS": {"min_length": 8},
     },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    # as long as the log-in form takes (accounts/passwords.py)
+    {"NAME": "accounts.passwords.MaximumLengthValidator"},
 ]
 LOGIN_URL = "/accounts/login/"
 

@@ -69,5 +69,6 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url="/static/favicon.svg", permanent=True)),
 ]
 
+handler400 = "archsvc.api.views.handler400"
 handler404 = "archsvc.api.views.handler404"
 handler500 = "archsvc.api.views.handler500"

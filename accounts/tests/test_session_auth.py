@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import jwt
+import pytest
 from django.test import Client
 from django.utils import timezone
 
@@ -204,6 +205,25 @@ def test_login_redirect_stays_on_this_site(factory, org):
         {"email": "ada@example.com", "password": PASSWORD, "next": "https://evil.example/"},
     )
     assert response["Location"] == "/"
+
+
+@pytest.mark.parametrize("target", ["dashboard", "project-page", "settings-members", "-1"])
+def test_a_next_that_is_not_a_path_logs_in_to_the_projects(factory, org, target):
+    """A word in `next` was looked up as a URL name: a 500 after the right password, or a
+    page of Django's choosing (`settings-members`). It is not a path: the projects."""
+    membership = factory.member(org, email="ada@example.com")
+    client = Client()
+    client.get("/accounts/login/")
+    response = client.post(
+        f"/accounts/login/?next={target}",
+        {"email": "ada@example.com", "password": PASSWORD, "next": target},
+    )
+    assert response.status_code == 302 and response["Location"] == "/"
+    # logged in already, the log-in page sends on the same way
+    logged_in = Client()
+    logged_in.cookies["__session"] = session_start(membership=membership)
+    again = logged_in.get(f"/accounts/login/?next={target}")
+    assert again.status_code == 302 and again["Location"] == "/"
 
 
 def test_a_signed_session_token_naming_no_real_session_is_refused(factory, org):

@@ -786,3 +786,30 @@ def test_the_portal_says_when_a_saved_status_leaves_the_free_plan_in_force(org, 
     response = portal.post(location, {"plan": "gold", "cycle": "monthly", "status": "active"})
     assert response.status_code == 400 and 'role="alert"' in response.content.decode()
     assert Subscription.objects.get(organization=org).status == "paused"
+
+
+def test_a_password_too_long_to_log_in_with_is_refused_where_it_is_chosen(
+    org, admin_client, member, member_client
+):
+    """The log-in form takes 200 characters at most: a longer password set through an
+    invitation or a change could never be used again, and with no reset page the account
+    was locked out for good."""
+    too_long, longest = "B" * 201, "B" * 199 + "x"
+    response = admin_client.post(
+        "/settings/members/", {"action": "add", "email": "new@example.com", "role": "member"}
+    )
+    link = invite_link(response.content.decode())
+    refused = Client().post(link, {"password": too_long, "password2": too_long})
+    assert refused.status_code == 400 and "too long" in refused.content.decode()
+    assert not User.objects.get(email="new@example.com").has_usable_password()
+    changed = member_client.post(
+        "/settings/account/",
+        {"current": "correct-horse-battery", "password": too_long, "password2": too_long},
+    )
+    assert changed.status_code == 400 and "too long" in changed.content.decode()
+    assert User.objects.get(email="member@example.com").check_password("correct-horse-battery")
+    # the longest that is taken logs in
+    welcome = Client().post(link, {"password": longest, "password2": longest})
+    assert welcome.status_code == 302
+    login = Client().post("/accounts/login/", {"email": "new@example.com", "password": longest})
+    assert login.status_code == 302

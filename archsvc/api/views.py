@@ -34,6 +34,18 @@ def _not_found_message(path: str) -> str:
     return "No such endpoint."
 
 
+def handler400(request, exception=None):
+    """A request Django could not read (a form in a charset other than UTF-8, too many
+    fields, a bad Host). Django's own handler reads the form again for its CSRF check, which
+    raised once more and made the 400 a 500."""
+    if request.path.startswith("/v1/"):
+        return error_json(400, "bad_request", "The request could not be read.")
+    try:
+        return render(request, "400.html", status=400)
+    except Exception:  # noqa: BLE001 - what the page reads (the session) may be what failed
+        return HttpResponse(render_to_string("400.html"), status=400)
+
+
 def handler404(request, exception=None):
     if request.path.startswith("/v1/"):
         return error_json(404, "not_found", _not_found_message(request.path))

@@ -262,3 +262,22 @@ def test_an_extras_key_at_fault_is_the_rejected_value_not_its_value(api, key, me
         assert violation["message"] == message
         assert violation["rejectedValue"] == key
     assert api.get(f"/v1/projects/{pid}/services").json() == []
+
+
+@pytest.mark.parametrize("charset", ["utf8", "latin1", "utf-16"])
+def test_a_form_in_another_charset_is_a_400_page_not_a_500(db, charset):
+    """Django refuses a form whose charset is not UTF-8 with a 400; its own 400 handler read
+    the form again for the CSRF check, which raised once more: a 500 on every form."""
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.get("/accounts/login/")
+    token = client.cookies["csrftoken"].value
+    response = client.post(
+        "/accounts/login/",
+        data=f"email=a%40example.com&password=x&csrfmiddlewaretoken={token}",
+        content_type=f"application/x-www-form-urlencoded; charset={charset}",
+    )
+    assert response.status_code == 400
+    assert "could not be read" in response.content.decode()
+    assert response["Content-Type"].startswith("text/html")

@@ -30,3 +30,23 @@ def test_head_is_answered_where_get_is(factory, org):
         assert response.status_code == 200, path
         assert response.content == b""
     assert member.head(f"/projects/{project}/").status_code == 200
+
+
+def test_head_of_a_page_is_its_get_without_the_body(factory, org):
+    """An uptime monitor's HEAD of the projects, the log-in or a settings page was a 405
+    (those views allow GET and POST); it is the GET's status and headers, no body."""
+    from django.test import Client
+
+    membership = factory.member(org, role="admin")
+    client = factory.member_client(membership)
+    for path in ("/", "/settings/", "/settings/members/", "/settings/account/"):
+        got, head = client.get(path), client.head(path)
+        assert head.status_code == got.status_code == 200, path
+        assert head["Content-Type"] == got["Content-Type"] and head.content == b""
+    anonymous = Client()
+    assert anonymous.head("/accounts/login/").status_code == 200
+    assert anonymous.head("/accounts/signup/").status_code == 200
+    assert anonymous.head("/").status_code == 302  # to the log-in, as its GET
+    # nothing is done by a HEAD of a form's address: it is never its POST
+    assert client.head("/settings/billing/portal/").status_code == 405
+    assert client.head("/accounts/switch/").status_code == 405

@@ -139,6 +139,28 @@ def test_past_states_are_not_shared(manager, project):
     assert "data-at" not in page and "As of" not in page
 
 
+def test_flows_are_not_shared(manager, project):
+    """The drawing does not show flows and the Show menu leaves them out, but a focus on a
+    guessed flow name drew the services carrying it: refused as a past moment is."""
+    assert (
+        manager.put(
+            f"/v1/projects/{project}/services/ledger",
+            {"flows": ["Month end"]},
+            content_type="application/json",
+        ).status_code
+        == 200
+    )
+    token = share(manager, project)
+    for path in ("/share/{}/", "/share/{}/embed/", "/share/{}/graph.svg"):
+        for focus in ("flow--month-end", "service--gateway,flow--nothing"):
+            response = Client().get(path.format(token) + f"?filteredIds={focus}")
+            assert response.status_code == 400, (path, focus)
+            assert b"does not show flows" in response.content
+            assert b"service--ledger" not in response.content
+    kept = Client().get(f"/share/{token}/graph.svg?filteredIds=service--ledger&depth=0")
+    assert kept.status_code == 200
+
+
 def test_replaced_revoked_and_unknown_tokens_are_404_at_once(manager, project):
     old = share(manager, project)
     new = share(manager, project)
