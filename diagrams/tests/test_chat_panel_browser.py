@@ -329,7 +329,7 @@ def test_the_conversation_survives_a_reload_and_is_forgotten_at_log_out(open_pag
     ask(page, "who consumes orders.placed?", 1)
     expect(page.locator(".chat-assistant")).to_contain_text("Fraud Check")
     page.reload()
-    expect(page.locator(".chat-user")).to_have_text(["who consumes orders.placed?"])
+    expect(page.locator(".chat-user .chat-text")).to_have_text(["who consumes orders.placed?"])
     expect(page.locator(".chat-assistant")).to_contain_text("Fraud Check")
     expect(page.locator(".chat-assistant .chip").first).to_be_visible()  # its chips too
     sent = chat_posts(page)
@@ -402,4 +402,6 @@ def test_a_reply_that_lists_things_shows_a_list(open_page):
     assert "- Fraud Check" not in reply.inner_text()
     # a dash in the middle of a line, and the question, are as typed
     ask(page, "who owns Fraud Check - and Mailer?", 2)
-    expect(page.locator(".chat-user").nth(1)).to_have_text("who owns Fraud Check - and Mailer?")
+    expect(page.locator(".chat-user .chat-text").nth(1)).to_have_text(
+        "who owns Fraud Check - and Mailer?"
+    )
