@@ -205,3 +205,18 @@ def test_the_chat_says_who_said_what_and_ask_keeps_the_keyboards_place(
     assert page.locator(".chat-assistant").inner_text().startswith("Assistant:")
     expect(page.locator(".chat-assistant .chat-text")).to_contain_text("Billing and Mailer")
     context.close()
+
+
+def test_a_table_box_is_a_tab_stop_only_while_it_scrolls(browser, live_server, factory):
+    membership, client, project = shop(factory, 3)
+    context = signed_in(browser, membership, live_server.url)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/projects/{project}/")
+    box = page.get_by_role("region", name="Services")
+    expect(box).not_to_have_attribute("tabindex", "0")  # it fits: a stop that did nothing
+    box.evaluate("b => { b.style.width = '150px'; }")  # now it scrolls sideways
+    expect(box).to_have_attribute("tabindex", "0")
+    box.focus()
+    page.keyboard.press("ArrowRight")
+    expect(box).not_to_have_js_property("scrollLeft", 0)  # scrolled from the keyboard
+    context.close()

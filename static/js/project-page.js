@@ -17,6 +17,21 @@
   var group = tools.querySelector("[data-group-filter]");
   var menu = group ? window.ArchsvcFocusMenu(group) : null;
   var lists = document.querySelector("[data-entity-lists]");
+
+  // a table's box is a Tab stop only while it scrolls sideways: a keyboard user scrolls it
+  // from there; one that fits was a stop that did nothing (served with it, for no script)
+  document.querySelectorAll(".table-scroll").forEach(function (box) {
+    function fits() {
+      if (box.scrollWidth > box.clientWidth + 1) box.setAttribute("tabindex", "0");
+      else box.removeAttribute("tabindex");
+    }
+    if (window.ResizeObserver) {
+      var watch = new ResizeObserver(fits);
+      watch.observe(box);
+      if (box.firstElementChild) watch.observe(box.firstElementChild);  // rows come and go
+    }
+    fits();
+  });
   // the tables' names focus the graph on them (their rows are redrawn for a past moment)
   lists.addEventListener("click", function (event) {
     // an Edit link leads back, after Save or Cancel, to the view shown when it was followed
