@@ -3,7 +3,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-PORT ?= 8000
+# `make run PORT=8001` for another port (a PORT in the environment is not taken)
+PORT := 8000
 
 .PHONY: run test lint fuzz soak screenshots clean
 

@@ -165,6 +165,7 @@ AUTH_PASSWORD_VALIDATORS = [
         "OPTIONS": {"min_length": 8},
     },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     # as long as the log-in form takes (accounts/passwords.py)
     {"NAME": "accounts.passwords.MaximumLengthValidator"},
 ]

@@ -12,9 +12,9 @@ ARCHITECTURES = Path(
 )
 
 
-def architecture(name: str) -> list[dict]:
-    """The services of architecture `name` (domains-200, random-1000, ...); a clear exit
-    when the folder is not there, not a traceback."""
+def architecture(name: str) -> dict:
+    """Architecture `name` (domains-200, random-1000, ...): its `services`, as
+    ServiceCreate bodies. A clear exit when the folder is not there, not a traceback."""
     path = ARCHITECTURES / f"{name}.json"
     try:
         return json.loads(path.read_text())

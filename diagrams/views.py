@@ -243,11 +243,13 @@ def focus_words(focus: str, svg: bytes, names: dict[str, str]) -> dict:
     ids = focus.split(",")
     words = []
     for entity_id in ids:
-        box = svg.find(f'data-entity-id="{entity_id}"><title>'.encode())
-        if box >= 0:
-            start = box + len(entity_id) + len('data-entity-id=""><title>')
-            title = svg[start : svg.find(b"<", start)].decode()
-            words.append(html.unescape(title.split("\n")[0]))
+        # the box's group may carry more attributes after its id (its role, since 2026-11-29:
+        # the exact bytes `id"><title>` stopped matching, and every focus fell to `names`)
+        box = re.search(
+            rb'data-entity-id="' + re.escape(entity_id.encode()) + rb'"[^>]*><title>([^<]*)', svg
+        )
+        if box:
+            words.append(html.unescape(box.group(1).decode().split("\n")[0]))
         else:
             words.append(names.get(entity_id) or re.sub(r"^[a-z]+--", "", entity_id))
     kinds = {_FOCUS_KINDS.get(entity_id.split("--")[0], "") for entity_id in ids}

@@ -38,7 +38,8 @@ def test_create_member_makes_org_user_and_membership(db):
 
 
 @pytest.mark.parametrize(
-    "password, said", [("short", "too short"), ("ada@example.com", "too similar")]
+    "password, said",
+    [("short", "too short"), ("ada@example.com", "too similar"), ("83920174", "numeric")],
 )
 def test_create_member_holds_a_password_to_the_rules_people_are_held_to(db, password, said):
     with pytest.raises(CommandError, match=said):

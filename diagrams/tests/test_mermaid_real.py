@@ -2,6 +2,7 @@
 node and arrow is drawn once, and hostile names show as plain text that runs nothing."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -112,7 +113,10 @@ def mermaid_js() -> Path:
         return MERMAID_JS
     npm = shutil.which("npm")
     if npm is None:
-        # as a missing Chromium is: said in the run's summary (-ra); .ci/run installs npm
+        # as a missing Chromium is: said in the run's summary (-ra); .ci/run installs npm,
+        # and there it must have (MERMAID_REQUIRED)
+        if os.environ.get("MERMAID_REQUIRED"):
+            pytest.fail(f"npm is needed to install mermaid@{MERMAID_VERSION} (apt-get install npm)")
         pytest.skip(
             f"npm is not installed: it fetches mermaid@{MERMAID_VERSION} (apt-get install npm)"
         )

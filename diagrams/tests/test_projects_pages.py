@@ -670,3 +670,30 @@ def test_a_past_moments_page_runs_as_many_queries_whatever_the_projects_size(bro
         return len(captured)
 
     assert queries(3) == queries(30)
+
+
+def test_a_focus_is_named_as_its_box_is_drawn_not_as_it_is_called_now():
+    """At a past moment a box's drawn name (a topic deleted since, a service renamed) is
+    what the script reads from its title; the server must say the same, or the toolbar's
+    words change under the reader as the page opens."""
+    from diagrams.entities import ServiceState
+    from diagrams.rendering.graph import project_graph
+    from diagrams.rendering.layout import layout_layered
+    from diagrams.rendering.svg import graph_origin, svg_document
+    from diagrams.views import focus_words
+
+    services = [
+        ServiceState(
+            slug="old-name",
+            name="Old Name",
+            produces=({"name": "orders.created"},),
+        )
+    ]
+    graph, _ = project_graph(services)
+    svg = svg_document(
+        graph, layout_layered(graph, origin=graph_origin()), title="Shop", when="then"
+    ).encode()
+    now = {"service--old-name": "New Name"}
+    assert focus_words("service--old-name", svg, now)["focus_name"] == "Old Name"
+    assert focus_words("messaging--orders-created", svg, {})["focus_name"] == "orders.created"
+    assert focus_words("service--gone", svg, now)["focus_name"] == "gone"  # not drawn

@@ -11,14 +11,21 @@
 
   document.querySelectorAll("[data-copy]").forEach(function (button) {
     var label = button.textContent;  // its own words, whatever is pressed meanwhile
-    var timer;
+    // its name stays "Copy…" while its text says how it went: the live region says that,
+    // once (a focused button's new name could be read as well)
+    if (!button.hasAttribute("aria-label")) button.setAttribute("aria-label", label);
+    var timer, message;
     function say(text, spoken) {
       button.textContent = text;
+      message = spoken || text;
       live.textContent = "";
       // the same twice is said twice
-      setTimeout(function () { live.textContent = spoken || text; }, 50);
+      setTimeout(function () { live.textContent = message; }, 50);
       clearTimeout(timer);
-      timer = setTimeout(function () { button.textContent = label; live.textContent = ""; }, 1500);
+      timer = setTimeout(function () {
+        button.textContent = label;
+        if (live.textContent === message) live.textContent = "";  // not another button's
+      }, 1500);
     }
     button.addEventListener("click", function () {
       var field = document.getElementById(button.getAttribute("data-copy"));

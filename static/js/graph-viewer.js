@@ -127,7 +127,9 @@
   Viewer.prototype.sayShown = function () {
     var said = this.root.querySelector("[data-said]"), svg = this.svg();
     if (!said || !svg || this.status.textContent) return;  // a note of its own is said
-    var counted = /[\d,]+ services?, [\d,]+ topics?; .*$/.exec(svg.getAttribute("aria-label") || "");
+    // the counts and the moment end the drawing's name (the project's name, which may hold
+    // anything, begins it; the moment holds no ";")
+    var counted = /[\d,]+ services?, [\d,]+ topics?; [^;]*$/.exec(svg.getAttribute("aria-label") || "");
     if (!counted) return;
     var what = counted[0];
     var depth = Number(this.shown.depth || 0);
@@ -135,7 +137,10 @@
       ? "Focus on " + this.nameOf(this.shown.focus, this.shown.focusName) +
         (depth ? ", " + depth + (depth === 1 ? " step" : " steps") + " around" : "")
       : "The whole project";
-    said.textContent = view + ": " + what;
+    // said once the member pauses: a slider walked step by step by its arrow keys queued
+    // a sentence a step
+    clearTimeout(this.sayTimer);
+    this.sayTimer = setTimeout(function () { said.textContent = view + ": " + what; }, 500);
   };
 
   // a focus on what the moment shown does not hold (a service deleted since, say) draws

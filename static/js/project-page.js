@@ -23,13 +23,12 @@
   document.querySelectorAll(".table-scroll").forEach(function (box) {
     function fits() {
       if (box.scrollWidth > box.clientWidth + 1) box.setAttribute("tabindex", "0");
-      else box.removeAttribute("tabindex");
+      else if (document.activeElement !== box) box.removeAttribute("tabindex");
     }
-    if (window.ResizeObserver) {
-      var watch = new ResizeObserver(fits);
-      watch.observe(box);
-      if (box.firstElementChild) watch.observe(box.firstElementChild);  // rows come and go
-    }
+    if (!window.ResizeObserver) return;  // never told of a change: the served stop stays
+    var watch = new ResizeObserver(fits);
+    watch.observe(box);
+    if (box.firstElementChild) watch.observe(box.firstElementChild);  // rows come and go
     fits();
   });
   // the tables' names focus the graph on them (their rows are redrawn for a past moment)
@@ -665,6 +664,9 @@
   function said(text, why) {  // the button says how the copy went, then goes back
     copy.textContent = text;
     copy.title = why || "";
+    // and a screen reader is told, the reason too (a title is seldom read)
+    var spoken = viewerRoot && viewerRoot.querySelector("[data-said]");
+    if (spoken) spoken.textContent = why ? text + ". " + why : text;
     clearTimeout(copyTimer);
     copyTimer = setTimeout(function () { copy.textContent = "Copy Mermaid"; copy.title = ""; }, why ? 4000 : 1500);
   }
