@@ -56,7 +56,7 @@ _LIST_MEMBER = re.compile(
 def entity_tags(header: str) -> list[str]:
     """The entity tags a conditional header lists, `["*"]` for `*`; members that are not
     entity tags are left out. Django's parse_etags splits at every comma, so a tag with a
-    comma inside its quotes was lost, and the header read as holding none."""
+    comma inside its quotes was lost (alone in the header, it read as holding none)."""
     if header.strip() == "*":
         return ["*"]
     tags, position = [], 0

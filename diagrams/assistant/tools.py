@@ -9,6 +9,7 @@ from itertools import islice
 import networkx as nx
 
 from diagrams.assistant.context import Answer, AssistantContext
+from diagrams.rendering.text import counted
 
 
 def _name(context: AssistantContext, entity_id: str) -> str:
@@ -33,9 +34,7 @@ def _names(context: AssistantContext, ids, limit: int | None = None) -> str:
 LISTED = 20  # names a list shows before "and N more"
 
 
-def _count(count: int, word: str, plural: str | None = None) -> str:
-    """1 service, 3 services, 1,575 cycles, 2 categories."""
-    return f"{count:,} {word if count == 1 else plural or word + 's'}"
+_count = counted  # 1 service, 3 services, 1,575 cycles, 2 categories
 
 
 def _who(context: AssistantContext, ids: list[str], verb: str) -> str:
@@ -340,10 +339,6 @@ def _cycle_line(context: AssistantContext, cycle: list[str]) -> str:
     return "- " + " → ".join(_name(context, n) for n in ordered + ordered[:1])
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
 def cycles(context: AssistantContext, entity_id: str | None = None) -> Answer:
     """The cycles of the data flow, shortest first (or those through one entity). Counted
     and listed exactly while there are few; in a big project with many, whether a node is
@@ -368,12 +363,12 @@ def cycles(context: AssistantContext, entity_id: str | None = None) -> Answer:
         count, exact = least, False
     loop = loops[entity_id] if entity_id is not None else loops
     services = sum(1 for n in loop if graph.nodes[n]["type"] == "service")
-    within = f"{_plural(services, 'service')} and {_plural(len(loop) - services, 'topic')}"
+    within = f"{_count(services, 'service')} and {_count(len(loop) - services, 'topic')}"
     if exact:
         subject = (
-            f"{_name(context, entity_id)} is part of {_plural(count, 'cycle')}"
+            f"{_name(context, entity_id)} is part of {_count(count, 'cycle')}"
             if entity_id is not None
-            else f"There {'is' if count == 1 else 'are'} {_plural(count, 'cycle')} in the "
+            else f"There {'is' if count == 1 else 'are'} {_count(count, 'cycle')} in the "
             f"data flow, through {within}"
         )
         lead = ", the shortest:" if count > SHOWN_CYCLES else ":"
@@ -384,7 +379,7 @@ def cycles(context: AssistantContext, entity_id: str | None = None) -> Answer:
         )
         lead = ". The shortest through it:"
     else:
-        subject = f"There are at least {_plural(count, 'cycle')} in the data flow, through {within}"
+        subject = f"There are at least {_count(count, 'cycle')} in the data flow, through {within}"
         lead = ". Some of the shortest:"
     lines = [subject + lead] + [_cycle_line(context, c) for c in shown]
     return Answer("\n".join(lines), sorted({n for c in shown for n in c}))

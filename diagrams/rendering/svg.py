@@ -16,7 +16,7 @@ from svgwrite.text import Text
 
 from diagrams.entities import NEUTRAL
 from diagrams.rendering.layout import FONT_SIZE, LINE_HEIGHT, EdgeRoute, Layout
-from diagrams.rendering.text import FONT_FAMILY, text_width
+from diagrams.rendering.text import FONT_FAMILY, counted, text_width
 
 HEADER_HEIGHT = 56.0
 MARGIN = 24.0
@@ -188,10 +188,6 @@ _LINK_WORDS = {
 }
 
 
-def _count(number: int, word: str) -> str:
-    return f"{number:,} {word}{'' if number == 1 else 's'}"
-
-
 def _links(graph: nx.DiGraph, layout: Layout, node_id: str, kind: str) -> str:
     """The tooltip's lines of what the node produces and consumes (a topic: who produces
     and consumes it), among the nodes drawn: the arrows in words, for a screen reader and
@@ -229,8 +225,8 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
     drawing.attribs["role"] = "graphics-document"
     drawing.attribs["aria-roledescription"] = "architecture graph"
     drawing.attribs["aria-label"] = xml_text(
-        f"Architecture of {title}: {_count(services, 'service')}, "
-        f"{_count(len(kinds) - services, 'topic')}; {when}"
+        f"Architecture of {title}: {counted(services, 'service')}, "
+        f"{counted(len(kinds) - services, 'topic')}; {when}"
     )
     drawing.defs.add(drawing.style(STYLE))
     marker = drawing.marker(

@@ -211,3 +211,9 @@ def wrap_label(text: str, *, font_size: float, max_width: float, max_lines: int)
         kept[-1] = last.rstrip() + "…"
         lines = kept
     return lines
+
+
+def counted(count: int, word: str, plural: str | None = None) -> str:
+    """1 service, 3 services, 1,575 cycles, 2 categories: a count in words, as the drawing's
+    name and the assistant's replies say it."""
+    return f"{count:,} {word if count == 1 else plural or word + 's'}"
