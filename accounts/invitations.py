@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Membership, User
-from accounts.services import admin_required
+from accounts.services import NO_SUCH_MEMBER, admin_required, membership_pk
 from archsvc.api.errors import BadRequest, Forbidden, NotFound
 
 INVITE_SALT = "archsvc.accounts.invite"
@@ -29,17 +29,13 @@ JOIN_LINK_OTHER_ACCOUNT = "This join link is for another account."
 
 def _membership_of_org(actor, membership_id) -> Membership:
     admin_required(actor)
-    try:
-        membership_pk = int(membership_id)
-    except (TypeError, ValueError):
-        raise NotFound("No such member.") from None
     membership = (
         Membership.objects.select_related("user")
-        .filter(pk=membership_pk, organization_id=actor.organization_id)
+        .filter(pk=membership_pk(membership_id), organization_id=actor.organization_id)
         .first()
     )
     if membership is None:
-        raise NotFound("No such member.")
+        raise NotFound(NO_SUCH_MEMBER)
     return membership
 
 

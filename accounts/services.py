@@ -205,16 +205,29 @@ def _role_checked(role: str) -> str:
     return role
 
 
+NO_SUCH_MEMBER = "No such member in this organization."
+
+
+def membership_pk(raw) -> int:
+    """A membership's id as a form sends it: ASCII digits only. int() alone would also read
+    "٣" or "1_0" or " 3 " as a member's id; anything else names no member (404)."""
+    text = raw if isinstance(raw, str) else str(raw) if isinstance(raw, int) else ""
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        raise NotFound(NO_SUCH_MEMBER)
+    return int(text)
+
+
 def _membership_of_org(actor, membership_id) -> Membership:
     """The organization's membership, locked; another organization's answers as missing."""
+    pk = membership_pk(membership_id)
     try:
         return (
             Membership.objects.select_for_update()
             .select_related("user")
-            .get(pk=int(membership_id), organization_id=actor.organization_id)
+            .get(pk=pk, organization_id=actor.organization_id)
         )
-    except (Membership.DoesNotExist, ValueError, TypeError) as exc:
-        raise NotFound("No such member in this organization.") from exc
+    except Membership.DoesNotExist as exc:
+        raise NotFound(NO_SUCH_MEMBER) from exc
 
 
 def _other_admins_exist(membership: Membership) -> bool:
