@@ -248,7 +248,7 @@ def test_another_organizations_membership_is_not_found(factory, org, admin_clien
 
 
 def test_a_member_is_named_by_ascii_digits_only(org, admin_client, factory):
-    """int() reads "٣" (Arabic-Indic three), "0_3", "+3" and " 3 " as numbers: none names a member."""
+    """int() reads "٣" (Arabic-Indic three), "0_3", "+3" and " 3 " as 3: none names a member."""
     member = factory.member(org, email="named@example.com", role="member")
     arabic = str(member.pk).translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"))
     for raw in (arabic, f" {member.pk} ", f"+{member.pk}", f"0_{member.pk}"):
@@ -258,7 +258,8 @@ def test_a_member_is_named_by_ascii_digits_only(org, admin_client, factory):
             assert response.status_code == 404, (raw, action)
             assert "No such member in this organization." in response.content.decode()
     assert Membership.objects.get(pk=member.pk).role == "member"
-    response = admin_client.post("/settings/members/", {"action": "remove", "membership": member.pk})
+    data = {"action": "remove", "membership": member.pk}
+    response = admin_client.post("/settings/members/", data)
     assert response.status_code == 200 and not Membership.objects.filter(pk=member.pk).exists()
 
 
