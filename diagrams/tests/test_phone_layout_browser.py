@@ -240,6 +240,74 @@ def test_the_service_editor_on_a_desktop(browser, shop):
     context.close()
 
 
+# Each control of a list's rows (topic, category, owner and Remove; extras' key, value and
+# Remove): its box, whether its column head shows, and its head's box.
+ROW_CONTROLS = """group => [...group.querySelectorAll('[data-row]')].map(row =>
+    [...row.querySelectorAll('input:not([type=hidden]), button')].map(control => {
+        const box = control.getBoundingClientRect();
+        const head = control.closest('label')?.querySelector('.row-field-label');
+        const shown = head && head.getBoundingClientRect().height > 0;
+        return {x: box.x, y: box.y, width: box.width, height: box.height,
+                head: shown ? head.textContent : null,
+                headX: shown ? head.getBoundingClientRect().x : null};
+    }))"""
+
+
+def _in_reading_order(controls):
+    """Each control after the first is on its line to the right, or on a lower line."""
+    return all(
+        after["y"] >= before["y"] + before["height"] - 1
+        or (abs(after["y"] - before["y"]) < before["height"] and after["x"] > before["x"])
+        for before, after in zip(controls, controls[1:], strict=False)
+    )
+
+
+def test_the_service_editors_rows_say_what_each_field_is(browser, shop):
+    """A filled row's placeholders are gone: the first row of each list heads its columns
+    (Topic, Category, Owner; Key, Value), over the fields they name, and only once."""
+    context, page = member_page(browser, shop, DESKTOP)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/services/checkout/edit/")
+    for group, heads in (
+        ("consumes", ["Topic", "Category", "Owner"]),
+        ("extras", ["Key", "Value"]),
+    ):
+        rows = page.locator(f"[data-rows={group}]").evaluate(ROW_CONTROLS)
+        assert len(rows) >= 2
+        first = [control for control in rows[0] if control["head"]]
+        assert [control["head"] for control in first] == heads
+        assert all(abs(control["headX"] - control["x"]) < 2 for control in first)
+        assert [control["head"] for row in rows[1:] for control in row] == [None] * sum(
+            len(row) for row in rows[1:]
+        )
+        assert all(_in_reading_order(row) for row in rows)
+    field = page.get_by_role("combobox", name="Consumed topic category").first
+    expect(field).to_have_value("")
+    context.close()
+
+
+def test_on_a_phone_the_editors_rows_read_in_tab_order_with_room_for_a_word(browser, shop):
+    """On a phone a topic row is its name, then category, owner and Remove: in the order Tab
+    takes them (Remove had been beside the name, reached after the owner), and the category
+    and owner wide enough for "fulfilment"; Remove is a finger's size, named for its row."""
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/services/checkout/edit/")
+    for group in ("consumes", "produces", "extras"):
+        for row in page.locator(f"[data-rows={group}]").evaluate(ROW_CONTROLS):
+            assert _in_reading_order(row), (group, row)
+            assert all(control["x"] + control["width"] <= PHONE["width"] for control in row)
+            *fields, remove = row
+            assert remove["width"] >= 44 and remove["height"] >= 44
+            assert all(field["width"] >= 110 for field in fields), (group, fields)
+    remove = page.get_by_role("button", name="Remove consumed topic cart.events")
+    expect(remove).to_be_visible()
+    remove.click()
+    expect(page.get_by_role("combobox", name="Consumed topic name").first).to_be_focused()
+    expect(page.get_by_role("combobox", name="Consumed topic name").first).to_have_value(
+        "payments.settled"
+    )
+    context.close()
+
+
 def test_on_a_phone_each_member_is_a_card_with_its_buttons_on_screen(browser, shop):
     """The members table scrolled sideways to its role menu and Remove button, and the last
     admin's hint, in a narrow column, made its row a screen high."""
