@@ -524,6 +524,17 @@ def test_history_lists_events_with_field_diffs(browser, api, project):
     assert "3 events" in html
     actions = re.findall(r'class="history-action history-(\w+)"', html)
     assert actions == ["deleted", "updated", "created"]
+    # each event is headed, so that a screen reader goes from one to the next: when, what, whom
+    heads = [
+        " ".join(re.sub(r"<[^>]+>", " ", head).split())
+        for head in re.findall(r'<h2 class="history-title">(.*?)</h2>', html, re.S)
+    ]
+    when = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"
+    assert [re.fullmatch(rf"{when} (\w+) Checkout : its history", head)[1] for head in heads] == [
+        "deleted",
+        "updated",
+        "created",
+    ]
     updated = html[html.index("history-updated") : html.index("history-created")]
     assert '<th scope="row">owner</th>' in updated
     assert "team-shop" in updated and "team-ops" in updated
