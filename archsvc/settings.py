@@ -423,6 +423,10 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
+        # Django's own default gave this logger a plain-text handler when DEBUG is on: each
+        # line of it (the dev server's "Watching for file changes", a 500's traceback) was
+        # written twice, plain and then as JSON through the root
+        "django": {"handlers": [], "propagate": True},
         "django.server": {"level": "WARNING"},
         # a response whose reason was logged already (archsvc/logging.py) is not logged
         # again, without it, as "Service Unavailable: /healthz" at ERROR

@@ -4,7 +4,10 @@ echoed in X-Request-Id."""
 
 import json
 import logging
+import os
 import socket
+import subprocess
+import sys
 
 import pytest
 from django.test import Client
@@ -83,3 +86,27 @@ def test_every_line_gunicorn_and_the_app_write_is_one_json_object(factory):
     # a request line with a whole URL is logged by its path, without the host it named
     assert whole_url.startswith(b"HTTP/1.1 ")
     assert "/v1/p" in access and not any("elsewhere" in path for path in access)
+
+
+def test_a_line_of_djangos_is_written_once_with_debug_on():
+    """With DEBUG on (make run) Django's default logging config wrote each of its lines in
+    plain text too: the dev server said "Watching for file changes" twice, a 500's traceback
+    came twice, once not as JSON."""
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env.update(DEBUG="1", DJANGO_SETTINGS_MODULE="archsvc.settings")
+    said = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, logging; django.setup(); "
+            "logging.getLogger('django.utils.autoreload').info('Watching for file changes')",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert said.returncode == 0, said.stderr
+    lines = [line for line in (said.stdout + said.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert json.loads(lines[0])["message"] == "Watching for file changes"
