@@ -1,6 +1,7 @@
 """Request and response shapes of the /v1 diagrams endpoints (spec: Resources)."""
 
 from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
@@ -33,6 +34,19 @@ class ProjectDuplicateSerializer(StrictSerializer):
     name = StrictCharField(min_length=3, max_length=60, visible=True, required=False)
 
 
+@extend_schema_field({"type": "string", "format": "date-time", "nullable": True})
+class IgnoredDateTimeField(serializers.Field):
+    """A field the request may carry, as the schema says, and the server ignores whatever its
+    value: the contract's "a `pinnedAt` sent by the client is ignored" (a DateTimeField had
+    refused "garbage" with a 400 and taken "2024-01-01")."""
+
+    def to_internal_value(self, data):
+        return None
+
+    def to_representation(self, value):
+        return value
+
+
 class PinnedProjectSerializer(StrictSerializer):
     # the validator, not a validate_ method: the schema then carries the pattern
     projectId = StrictCharField(  # noqa: N815
@@ -40,7 +54,7 @@ class PinnedProjectSerializer(StrictSerializer):
         max_length=60,
         validators=[RegexValidator(PROJECT_ID_RE, "Not a project id.")],
     )
-    pinnedAt = serializers.DateTimeField(required=False, allow_null=True)  # noqa: N815
+    pinnedAt = IgnoredDateTimeField(required=False, allow_null=True)  # noqa: N815
 
 
 class ProjectSerializer(serializers.Serializer):

@@ -1,7 +1,9 @@
 """Pinned projects: per actor, most recently pinned first, idempotent pin, 404 unpin."""
 
 import time
+from datetime import UTC, datetime, timedelta
 
+import pytest
 from django.test import Client
 
 
@@ -42,6 +44,18 @@ def test_pinning_again_keeps_the_first_pinned_at_and_ignores_a_sent_one(api):
     assert again.status_code == 200
     assert again.json()["pinnedAt"] == first
     assert len(api.get("/v1/pinned").json()) == 1
+
+
+@pytest.mark.parametrize("sent", ["garbage", 123, {"a": 1}, None, "2024-01-01"])
+def test_a_sent_pinned_at_is_ignored_whatever_it_holds(api, sent):
+    """The contract: "a `pinnedAt` sent by the client is ignored"; it had been read as a time,
+    and a body a client built with a placeholder there was refused."""
+    project = create(api)
+    response = pin(api, project, pinnedAt=sent)
+    assert response.status_code == 200, response.content
+    pinned_at = datetime.fromisoformat(response.json()["pinnedAt"].replace("Z", "+00:00"))
+    assert abs(datetime.now(UTC) - pinned_at) < timedelta(minutes=1)  # the server's clock
+    assert api.get("/v1/pinned").json() == [response.json()]
 
 
 def test_pins_belong_to_the_actor(factory, org, api):
