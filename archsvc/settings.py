@@ -65,6 +65,8 @@ MIDDLEWARE = [
     "archsvc.middleware.PagesCspMiddleware",
     "archsvc.compression.CompressPagesMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # outside CommonMiddleware, whose Host check answers a 400 the inner ones never see
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -73,7 +75,6 @@ MIDDLEWARE = [
     "accounts.middleware.SessionTokenMiddleware",
     "accounts.middleware.PagesNotStoredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
 ROOT_URLCONF = "archsvc.urls"

@@ -117,7 +117,13 @@ def test_json_body_without_content_type_is_read(api):
 def test_security_headers_on_api_and_pages(api):
     from django.test import Client
 
-    for response in (api.get("/v1/limits"), Client().get("/accounts/login/")):
+    for response in (
+        api.get("/v1/limits"),
+        Client().get("/accounts/login/"),
+        # refused before any view: a Host that is not ours (contract 14: every response)
+        Client().get("/v1/limits", HTTP_HOST="evil.example"),
+        Client().get("/accounts/login/", HTTP_HOST="evil.example"),
+    ):
         assert response["X-Frame-Options"] == "DENY"
         assert response["X-Content-Type-Options"] == "nosniff"
         assert response["X-Request-Id"]
