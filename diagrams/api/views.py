@@ -39,7 +39,7 @@ def _list_query(request) -> dict:
         "size": query_int(request, "size", default=20, minimum=1, maximum=100),
         "pinned": query_bool(request, "pinned"),
         "archived": query_bool(request, "archived"),
-        "created_by": query_text(request, "createdBy", max_length=254),
+        "created_by": query_text(request, "createdBy", max_length=254) or None,  # "": none
         "query": query_text(request, "query"),
     }
 

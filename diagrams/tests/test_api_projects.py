@@ -508,6 +508,9 @@ def test_created_by_filter_matches_member_email_and_key_name(api, factory, org):
     assert ids(listing(api, "createdBy=ada@example.com")) == [by_member["id"]]
     assert ids(listing(member, "createdBy=ada%40example.com")) == [by_member["id"]]
     assert listing(api, "createdBy=nobody@example.com")["total"] == 0
+    # empty, as `?createdBy=$AUTHOR` sends it with the variable unset: no filter, as an empty
+    # query is (it had matched nothing, and a script saw an organization without projects)
+    assert set(ids(listing(api, "createdBy="))) == {by_key["id"], by_member["id"]}
 
 
 def test_query_filter_is_a_case_insensitive_partial_match_on_the_name(api, roomy_plan):
