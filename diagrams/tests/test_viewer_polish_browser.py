@@ -1134,3 +1134,70 @@ def test_a_tall_graph_opens_on_boxes_not_on_empty_space(browser, demo):
     )
     assert "service--k0" in in_view, in_view
     context.close()
+
+
+# The boxes whose rectangle is in the part of the frame on screen (the window's), as drawn.
+BOXES_ON_SCREEN = """() => {
+  const stage = document.querySelector('.graph-stage').getBoundingClientRect();
+  const top = Math.max(stage.top, 0), bottom = Math.min(stage.bottom, window.innerHeight);
+  const left = Math.max(stage.left, 0), right = Math.min(stage.right, window.innerWidth);
+  return [...document.querySelectorAll('.graph-stage g.node > rect')].filter((r) => {
+    const b = r.getBoundingClientRect();
+    return b.top >= top && b.bottom <= bottom && b.left >= left && b.right <= right;
+  }).length;
+}"""
+
+
+BOXES_IN_FRAME = BOXES_ON_SCREEN.replace("window.innerHeight", "1e9")
+
+
+def test_a_big_graph_opens_on_its_boxes_in_the_part_of_the_frame_on_screen(browser, demo):
+    """A graph readable only in part opens at its left, centred where the left's boxes are
+    thickest and in the part of the frame the window shows. A 200-service project on a
+    1440x900 desktop had opened on the frame's middle, under the window's edge, on 17 boxes
+    below two-thirds of blank canvas."""
+    from accounts.actors import actor_for_membership
+    from diagrams.service_writes import service_create
+    from diagrams.services import project_create
+
+    actor = actor_for_membership(demo["membership"])
+    project = project_create(actor=actor, name="Wide and tall", description="")
+    # a few producers at the left, each feeding a column of consumers: the left's boxes
+    # are in a few places of a tall graph, its middle holds one
+    for chain in range(4):
+        service_create(
+            actor=actor,
+            project_id=project.id,
+            data={"name": f"Source {chain}", "produces": [{"name": f"feed.{chain}"}]},
+        )
+        for index in range(12 if chain != 1 else 30):
+            service_create(
+                actor=actor,
+                project_id=project.id,
+                data={
+                    "name": f"Reader {chain}-{index:02d}",
+                    "consumes": [{"name": f"feed.{chain}"}],
+                    "produces": [{"name": f"out.{chain}.{index:02d}"}],
+                },
+            )
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.add_cookies(
+        [
+            {
+                "name": "__session",
+                "value": session_start(membership=demo["membership"]),
+                "url": demo["url"],
+            }
+        ]
+    )
+    page = context.new_page()
+    page.goto(f"{demo['url']}/projects/{project.id}/")
+    expect(page.locator(".graph-stage g.node").first).to_be_attached()
+    settled(page)
+    stage = page.locator(".graph-stage").bounding_box()
+    assert stage["y"] + stage["height"] > 900  # the frame goes on under the window's edge
+    on_screen, in_frame = page.evaluate(BOXES_ON_SCREEN), page.evaluate(BOXES_IN_FRAME)
+    # where the readers' columns are (the old opening, the graph's middle height: 44 boxes)
+    assert on_screen >= 70, (on_screen, in_frame)
+    assert on_screen >= 0.9 * in_frame  # not under the window's edge
+    context.close()

@@ -369,15 +369,30 @@
       this.fit();
       return;
     }
-    var f = this.full, size = this.size(), w = size.w * READABLE, h = size.h * READABLE;
-    this.view = { cx: f.x + w / 2, cy: this.openingMiddle(f.x + w, h), scale: READABLE };
+    var f = this.full, size = this.size(), w = size.w * READABLE;
+    // the part of the frame on screen as the page opens: a frame taller than what is left
+    // of the window under the controls showed its top, and the view's middle was below it
+    var seen = this.onScreen(size.h);
+    var middle = this.openingMiddle(f.x + w, seen.h * READABLE);
+    var cy = middle + (size.h / 2 - (seen.top + seen.h / 2)) * READABLE;
+    this.view = { cx: f.x + w / 2, cy: cy, scale: READABLE };
     this.apply();
   };
 
-  // The height a readable opening view is centred at: the graph's middle, unless no box of
-  // the view's strip (the graph's left, `right` wide) is there; then where the most of them
-  // fit in one view, the topmost such place. A tall graph's left may hold nothing at its
-  // middle: a 3,000-service project opened on a phone showed no box at all.
+  // The stretch of the frame's height in the window (its top and height, in the frame's
+  // pixels); all of it when the frame is not laid out or not on screen at all.
+  Viewer.prototype.onScreen = function (height) {
+    var rect = this.stage.getBoundingClientRect(), inner = window.innerHeight || height;
+    var top = Math.max(0, -rect.top), bottom = Math.min(height, inner - rect.top);
+    if (!rect.height || bottom - top < Math.min(height, 120)) return { top: 0, h: height };
+    return { top: top, h: bottom - top };
+  };
+
+  // The height a readable opening view is centred at: where the most boxes of the view's
+  // strip (the graph's left, `right` wide) fit in `h` of height, nearest the graph's middle
+  // of such places. The middle alone may hold a box or two, or nothing: a 3,000-service
+  // project opened on a phone showed no box at all, and a 200-service one on a desktop 17
+  // boxes of its 523 under two-thirds of blank canvas.
   Viewer.prototype.openingMiddle = function (right, h) {
     var f = this.full, middle = f.y + f.h / 2, ys = [];
     for (var i = 0; i < this.nodes.length; i++) {
@@ -387,14 +402,19 @@
       if (+box.getAttribute("x") < right) ys.push(+box.getAttribute("y") + height / 2);
     }
     var reach = Math.max(h / 2 - 20, 0);  // a box's middle this near the centre is in view
-    if (!ys.length || ys.some(function (y) { return Math.abs(y - middle) <= reach; })) return middle;
+    if (!ys.length) return middle;
     ys.sort(function (a, b) { return a - b; });
-    var first = 0, best = 0, most = 0;
+    var first = 0, best = middle, most = 0;
     for (var last = 0; last < ys.length; last++) {
       while (ys[last] - ys[first] > 2 * reach) first++;
-      if (last - first + 1 > most) { most = last - first + 1; best = first; }
+      var band = (ys[first] + ys[last]) / 2;  // these boxes' middle, in the view's middle
+      var count = last - first + 1;
+      if (count > most || (count === most && Math.abs(band - middle) < Math.abs(best - middle))) {
+        most = count;
+        best = band;
+      }
     }
-    return (ys[best] + ys[best + most - 1]) / 2;
+    return best;
   };
 
   // `glide`: by the compositor first, as a zoom button's step, when the drawing covers the fit
