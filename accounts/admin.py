@@ -420,7 +420,8 @@ class UserAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdminMixin, Base
             '{} <a href="{}?{}">Its sessions</a> ({} open).',
             said,
             "/admin/accounts/authsession/",
-            urlencode({"q": obj.email}),
+            # the user's own, not a search by e-mail: bob@ would list jbob@'s too
+            urlencode({"membership__user__exact": obj.pk}),
             sessions.count(),
         )
 
@@ -539,7 +540,10 @@ class ApiKeyForm(forms.ModelForm):
         return name
 
 
-@admin.action(description="Revoke the selected keys (their bearers are refused at once)")
+@admin.action(
+    description="Revoke the selected keys (their bearers are refused at once)",
+    permissions=["change"],  # staff who may only look do not see it (nor may post it)
+)
 def revoke_keys(modeladmin, request, queryset):
     keys = list(queryset.filter(revoked_at__isnull=True))
     ApiKey.objects.filter(pk__in=[key.pk for key in keys]).update(revoked_at=timezone.now())
@@ -623,7 +627,7 @@ class ApiKeyAdmin(NoBulkDeleteMixin, SupportAdmin):
             obj.save(update_fields=["revoked_at"])
 
 
-@admin.action(description="End the selected sessions (logged out at once)")
+@admin.action(description="End the selected sessions (logged out at once)", permissions=["change"])
 def end_sessions(modeladmin, request, queryset):
     sessions = list(queryset.filter(ended_at__isnull=True))
     AuthSession.objects.filter(pk__in=[s.pk for s in sessions]).update(ended_at=timezone.now())
@@ -662,7 +666,8 @@ class AuthSessionAdmin(NoBulkDeleteMixin, SupportAdmin):
         return False
 
     def lookup_allowed(self, lookup, value, request=None):
-        # the organization page's link to its sessions
-        return lookup == "membership__organization__exact" or super().lookup_allowed(
-            lookup, value, request
-        )
+        # the organization's and the user's pages' links to their sessions
+        return lookup in (
+            "membership__organization__exact",
+            "membership__user__exact",
+        ) or super().lookup_allowed(lookup, value, request)

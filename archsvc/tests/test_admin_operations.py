@@ -611,3 +611,61 @@ def test_a_snapshots_page_says_its_topics_a_line_each(operator, factory):
     assert "<div>repo = git@x:shop.git</div>" in html
     assert '"category": null' not in html  # no raw JSON
     assert f"/admin/diagrams/service/{snapshot.service_id}/change/" in html
+
+
+def test_staff_who_may_only_look_cannot_revoke_keys_or_end_sessions(factory):
+    """The two actions had no permission of their own: a staff member with only the view
+    permissions revoked a customer's key (its calls went 401) and ended sessions."""
+    from django.contrib.auth.models import Permission
+
+    from accounts.models import User
+
+    org = factory.org("acme")
+    token = factory.key(org, "deploy")
+    key = ApiKey.objects.get(name="deploy")
+    session_start(membership=factory.member(org))
+    session = AuthSession.objects.get()
+    viewer = User.objects.create_user(email="look@example.com", password="look-password-1")
+    viewer.is_staff = True
+    viewer.save()
+    viewer.user_permissions.set(
+        Permission.objects.filter(codename__in=["view_apikey", "view_authsession"])
+    )
+    client = Client()
+    client.force_login(viewer)
+    for path, action, pk in (
+        ("/admin/accounts/apikey/", "revoke_keys", key.pk),
+        ("/admin/accounts/authsession/", "end_sessions", session.pk),
+    ):
+        listing = client.get(path)
+        assert listing.status_code == 200
+        offered = listing.context["action_form"] and [
+            value for value, _ in listing.context["action_form"].fields["action"].choices
+        ]
+        assert action not in (offered or [])
+        client.post(path, {"action": action, "_selected_action": [pk]})
+    key.refresh_from_db()
+    session.refresh_from_db()
+    assert key.revoked_at is None and session.ended_at is None
+    assert Client(HTTP_AUTHORIZATION=f"Bearer {token}").get("/v1/limits").status_code == 200
+
+
+def test_a_users_sessions_link_lists_that_users_only(operator, factory):
+    """The link searched by e-mail: bob@example.com's listed jbob@example.com's sessions,
+    which "End the selected sessions" would have logged out."""
+    from accounts.models import User
+
+    org = factory.org("acme")
+    session_start(membership=factory.member(org, email="bob@example.com"))
+    for _ in range(2):
+        session_start(membership=factory.member(org, email="jbob@example.com"))
+    bob = User.objects.get(email="bob@example.com")
+    page = operator.get(f"/admin/accounts/user/{bob.pk}/change/").content.decode()
+    link = re.search(
+        r'<a href="(/admin/accounts/authsession/\?[^"]+)">Its sessions</a> \((\d+) open', page
+    )
+    assert link and link[2] == "1"
+    sessions = operator.get(link[1].replace("&amp;", "&"))
+    assert sessions.status_code == 200
+    owners = {row.membership.user.email for row in sessions.context["cl"].result_list}
+    assert owners == {"bob@example.com"}
