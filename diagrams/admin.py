@@ -22,14 +22,41 @@ def _links(pages) -> str:
     )
 
 
+PROJECT_FIELDS = ["name", "description", "archived"]
+
+
 class ProjectForm(forms.ModelForm):
     """A name and description as the API takes them (ProjectUpdateSerializer): a name of
     3 to 60 characters with one a reader can see; neither with control characters (the
     API's own answers would carry them: "Shop\u0001Name")."""
 
+    # the project's updated_at when the form was drawn: an operator's save does not undo a
+    # change made meanwhile in the app or the API (the admin wrote the whole row back)
+    seen = forms.CharField(widget=forms.HiddenInput, required=False)
+
     class Meta:
         model = Project
-        fields = ["name", "description", "archived"]
+        fields = PROJECT_FIELDS
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and not self.is_bound:
+            self.fields["seen"].initial = self.instance.updated_at.isoformat()
+
+    def edited(self) -> list[str]:
+        """The project's fields the operator changed."""
+        return [name for name in self.changed_data if name in PROJECT_FIELDS]
+
+    def clean(self):
+        cleaned = super().clean()
+        seen, project = cleaned.get("seen"), self.instance
+        if seen and project.pk and project.updated_at.isoformat() != seen and self.edited():
+            raise ValidationError(
+                f"The project was changed meanwhile, by {project.updated_by} at "
+                f"{project.updated_at:%Y-%m-%d %H:%M:%S} UTC. Nothing was saved: open the "
+                "project again to see it as it is now, then make your change."
+            )
+        return cleaned
 
     def clean_name(self):
         name = (self.cleaned_data.get("name") or "").strip()
@@ -102,11 +129,18 @@ class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
         """An operator's edit is a write like any other: it moves `updated_at` (so renders
         and ETags of the old name are not served again) and says who made it. A save that
         changes nothing moves nothing."""
-        if change and form.has_changed():
-            obj.updated_at = timezone.now()
-            obj.updated_by = f"operator {request.user.get_username()}"[:254]
-            obj.updated_by_type = "MEMBER"
-        super().save_model(request, obj, form, change)
+        if not change:
+            super().save_model(request, obj, form, change)
+            return
+        edited = form.edited()
+        if not edited:
+            return
+        obj.updated_at = timezone.now()
+        obj.updated_by = f"operator {request.user.get_username()}"[:254]
+        obj.updated_by_type = "MEMBER"
+        # the fields edited only: the rest of the row (its service count, kept by writes of
+        # services) is the database's, not the copy this form was read with
+        obj.save(update_fields=[*edited, "updated_at", "updated_by", "updated_by_type"])
 
     def get_deleted_objects(self, objs, request):
         """The confirmation says what goes, counted (Django would list every snapshot, one

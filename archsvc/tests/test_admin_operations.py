@@ -170,6 +170,39 @@ def test_a_rename_here_says_who_and_a_save_of_nothing_moves_nothing(operator, fa
     assert renamed.updated_by == "operator op@example.com"
 
 
+def _form_fields(page: str) -> dict:
+    """A change form's inputs as the browser sends them back, unchanged."""
+    fields = dict(re.findall(r'<input type="(?:text|hidden)" name="(\w+)" value="([^"]*)"', page))
+    fields.update(re.findall(r'<textarea name="(\w+)"[^>]*>\s*([^<]*)</textarea>', page))
+    return fields
+
+
+def test_an_operators_save_does_not_undo_a_change_made_meanwhile(operator, factory):
+    """The operator opens a project; meanwhile the customer renames it through the API;
+    the operator saves a new description. The admin wrote the whole row back: the name was
+    the old one again, in the admin's history as the operator's change."""
+    org = factory.org("acme")
+    api = factory.key_client(org, "ci")
+    project = new_project(api, "Shop")
+    url = f"/admin/diagrams/project/{project}/change/"
+    form = _form_fields(operator.get(url).content.decode())
+    assert form["name"] == "Shop" and form["seen"]
+    assert put(api, f"/v1/projects/{project}", {"name": "Webshop"}).status_code == 200
+    response = operator.post(url, {**form, "description": "Sells things"})
+    page = response.content.decode()
+    assert response.status_code == 200 and "The project was changed meanwhile, by ci" in page
+    assert Project.objects.get(pk=project).name == "Webshop"
+    assert Project.objects.get(pk=project).description == ""
+    # opened again, the form shows the rename, and the description is saved beside it
+    form = _form_fields(operator.get(url).content.decode())
+    assert form["name"] == "Webshop"
+    response = operator.post(url, {**form, "description": "Sells things"})
+    assert response.status_code == 302
+    saved = Project.objects.get(pk=project)
+    assert (saved.name, saved.description) == ("Webshop", "Sells things")
+    assert saved.updated_by == "operator op@example.com"
+
+
 def test_a_services_page_says_what_it_is_now_and_links_its_history(operator, factory):
     org = factory.org("acme")
     api = factory.key_client(org, "ci")
