@@ -233,6 +233,32 @@ def test_the_webhook_list_does_not_grow_in_queries(
         assert operator.get("/admin/billing/webhookevent/").status_code == 200
 
 
+def test_the_list_of_every_snapshot_reads_no_date_of_the_whole_table(operator, api, project):
+    """Operators' "who changed what": the date hierarchy read every snapshot's month on each
+    load (SELECT DISTINCT over the table: 5.5 s of 8.4 at 960,000 rows); the list is now in
+    the order of the index snapshot_recent, filtered by date without reading any (0.7 s)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for path in (
+        "/admin/diagrams/servicesnapshot/",
+        "/admin/diagrams/servicesnapshot/?valid_from__gte=2020-01-01+00:00:00%2B00:00",
+    ):
+        with CaptureQueriesContext(connection) as queries:
+            response = operator.get(path)
+        assert response.status_code == 200 and "Checkout" in response.content.decode()
+        assert not [q["sql"] for q in queries if "DISTINCT" in q["sql"].upper()]
+        assert len(queries) <= 8
+
+
+def test_the_models_and_their_migrations_agree(db):
+    """A model change without its migration (an index, a field) fails here, not in a
+    deploy's migrate."""
+    from django.core.management import call_command
+
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)
+
+
 def test_an_organizations_page_links_to_its_records(operator, org, project):
     page = operator.get(f"/admin/accounts/organization/{org.pk}/change/").content.decode()
     assert f'href="/admin/diagrams/project/?organization__exact={org.pk}"' in page

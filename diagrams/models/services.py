@@ -76,6 +76,8 @@ class ServiceSnapshot(models.Model):
             models.Index(fields=["project", "slug", "-valid_from"], name="snapshot_slug_time"),
             # history, newest first
             models.Index(fields=["project", "-valid_from", "-version"], name="snapshot_history"),
+            # every project's, newest first: the operators' list in admin ("who changed what")
+            models.Index(fields=["-valid_from", "-version"], name="snapshot_recent"),
         ]
 
     def __str__(self) -> str:
