@@ -262,6 +262,56 @@ def _in_reading_order(controls):
     )
 
 
+LONG_WORD = "C" * 60  # a category or owner of one 60-letter word
+LONG_TOPIC = "com.example.commerce.inventory.reservation-allocation-confirmed.v3"
+
+
+@pytest.fixture
+def long_words(shop):
+    new_service(
+        shop["client"],
+        shop["project"],
+        {
+            "name": "Reservations",
+            "category": LONG_WORD,
+            "owner": "team-" + "o" * 55,
+            "consumes": [{"name": LONG_TOPIC}],
+        },
+    )
+    return shop
+
+
+@pytest.mark.parametrize("width", [1366, 1440, 1600])
+def test_a_long_one_word_category_keeps_the_tables_in_the_page(browser, long_words, width):
+    """A 60-letter category and owner kept whole made the services list 1,750 px wide, its
+    names a column of 5 letters; and at 1,440 pixels the project's tables were side by side,
+    the services one 102 px past its half, its Owner and Edit out of sight."""
+    shop = long_words
+    context, page = member_page(browser, shop, {"width": width, "height": 900})
+    page.goto(f"{shop['url']}/projects/{shop['project']}/services/")
+    table = page.locator(".editor-table")
+    assert page.evaluate(PAGE_WIDTH)[0] <= width
+    name = table.locator("tbody td:first-child").first.bounding_box()
+    assert name["width"] >= 150  # whole words of a name, not 5 letters a line
+    page.goto(f"{shop['url']}/projects/{shop['project']}/")
+    for region in ("Services", "Topics"):
+        box = page.get_by_role("region", name=region)
+        assert box.evaluate("e => e.scrollWidth - e.clientWidth") == 0, region
+    context.close()
+
+
+def test_on_a_phone_a_long_topics_tag_ends_inside_its_card(browser, long_words):
+    shop = long_words
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/")
+    services = page.get_by_role("region", name="Services")
+    assert services.evaluate("e => e.scrollWidth - e.clientWidth") == 0
+    tag = services.locator(".tag", has_text=LONG_TOPIC[:30]).first
+    box, card = tag.bounding_box(), services.bounding_box()
+    assert box["x"] + box["width"] <= card["x"] + card["width"]
+    context.close()
+
+
 def test_the_service_editors_rows_say_what_each_field_is(browser, shop):
     """A filled row's placeholders are gone: the first row of each list heads its columns
     (Topic, Category, Owner; Key, Value), over the fields they name, and only once."""
