@@ -312,6 +312,26 @@ def test_on_a_phone_a_long_topics_tag_ends_inside_its_card(browser, long_words):
     context.close()
 
 
+def test_on_a_phone_a_projects_actions_start_under_its_name_evenly_spaced(browser, shop):
+    """The actions were indented 2rem where the name starts at 3.5, the star sat at the
+    middle of the whole row, and Archive to Duplicate was wider than Duplicate to Delete
+    (a form's margin added to the gap)."""
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/")
+    row = page.locator(".project-row").first
+    name = row.locator(".project-name").bounding_box()
+    star = row.locator(".pin").bounding_box()
+    actions = [
+        row.get_by_role(role, name=f"{word} Shop").bounding_box()
+        for role, word in (("button", "Archive"), ("button", "Duplicate"), ("link", "Delete"))
+    ]
+    assert abs(actions[0]["x"] - name["x"]) < 2
+    assert star["y"] < name["y"] + name["height"] / 2 < star["y"] + star["height"]
+    gaps = [b["x"] - (a["x"] + a["width"]) for a, b in zip(actions, actions[1:], strict=False)]
+    assert abs(gaps[0] - gaps[1]) < 2, gaps
+    context.close()
+
+
 def test_the_service_editors_rows_say_what_each_field_is(browser, shop):
     """A filled row's placeholders are gone: the first row of each list heads its columns
     (Topic, Category, Owner; Key, Value), over the fields they name, and only once."""

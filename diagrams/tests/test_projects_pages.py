@@ -195,9 +195,14 @@ def test_rename_and_describe_a_project(browser):
 def test_a_new_organization_is_welcomed_not_told_nothing_matches(browser):
     page = browser.get("/").content.decode()
     assert "No projects yet" in page and "No projects match" not in page
+    # nothing to search or filter yet: the form to create the first is next, not filters
+    assert 'role="search"' not in page and 'name="pinned"' not in page
+    assert page.index("No projects yet") < page.index("New project")
     create(browser, "Alpha")
+    assert 'role="search"' in browser.get("/").content.decode()
     page = browser.get("/?q=zzz").content.decode()
     assert "No projects match these filters" in page and "No projects yet" not in page
+    assert 'role="search"' in page
     alpha = Project.objects.get(name="Alpha")
     browser.post(f"/projects/{alpha.id}/archive/", {"next": "/"}, follow=True)
     page = browser.get("/").content.decode()
