@@ -485,6 +485,25 @@ def test_on_a_phone_a_changes_field_is_above_its_before_and_after(browser, shop,
     context.close()
 
 
+def test_on_a_phone_a_created_services_field_is_above_its_value(browser, shop):
+    """A created service's Field and Value were two columns: a long topic's name broke over
+    five lines in half the width. The field's name is on a line of its own, its value the
+    table's width under it; a screen reader still reads a table."""
+    context, page = member_page(browser, shop, PHONE)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/history/")
+    table = page.locator("table.history-created").first
+    row = table.locator("tbody tr", has=page.locator("th", has_text="name"))
+    field, value = (row.locator(":scope > *").nth(i).bounding_box() for i in range(2))
+    whole = table.bounding_box()
+    assert field["y"] + field["height"] <= value["y"] + 1
+    assert value["width"] >= whole["width"] - 2
+    assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
+    tree = context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]
+    roles = [n["role"]["value"] for n in tree if not n.get("ignored") and "role" in n]
+    assert roles.count("rowheader") >= 3
+    context.close()
+
+
 def test_on_a_laptop_a_changes_field_column_is_narrow_and_a_wrapped_item_indented(browser, shop):
     """The Field column asked for `clamp(7.5rem, 28%, 11rem)`, which Chromium takes as no
     width on a table's column: the three columns came out equal, a field's name alone in a
