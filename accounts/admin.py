@@ -20,6 +20,7 @@ from archsvc.admin_base import (
     SupportAdmin,
     SupportAdminMixin,
     empty_filter,
+    project_id_in,
 )
 from archsvc.api.serializers import text_problem
 
@@ -222,8 +223,12 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     # what an operator looks an organization up for: its plan, its size, its people
     list_display = ["slug", "name", "plan", "projects", "members", "created_at"]
     list_filter = [PlanFilter]
-    search_fields = ["slug", "name"]
+    # a customer writes in with their e-mail, or a project's id or address
+    search_fields = ["slug", "name", "memberships__user__email", "=projects__id"]
     inlines = [MembershipInline, NewMembershipInline]
+
+    def get_search_results(self, request, queryset, search_term):
+        return super().get_search_results(request, queryset, project_id_in(search_term))
 
     def get_queryset(self, request):
         from diagrams.models import Project
@@ -268,21 +273,22 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     def summary(self, obj):
         if obj is None or not obj.pk:
             return "-"
-        from billing.models import AiCredits
         from billing.selectors import limits_get, plan_of, subscription_get
+        from billing.services import ai_credits_current
 
         subscription = subscription_get(organization=obj)
         limits = limits_get(organization=obj)
-        credits = AiCredits.objects.filter(organization=obj).first()
+        # the balance as the app reads it: an organization that never asked had no row yet,
+        # shown as "none yet" (it has the plan's whole amount) with nothing to grant onto
+        credits = ai_credits_current(organization=obj)
         return format_html(
-            "{} plan{} · {} of {} projects · AI credits: {}",
+            "{} plan{} · {} of {} projects · AI credits: {} left, refill {}",
             plan_of(subscription),
             f" (subscription {subscription.status})" if subscription else "",
             limits["currentProjects"],
             limits["maxProjects"],
-            f"{credits.remaining} left, refill {credits.resets_at:%Y-%m-%d}"
-            if credits
-            else "none yet",
+            credits.remaining,
+            f"{credits.resets_at:%Y-%m-%d}",
         )
 
     @admin.display(description="Its records")

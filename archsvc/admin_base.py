@@ -3,6 +3,8 @@
 which the admin shows as a 500), and no bulk "delete selected" where a delete must be
 looked at one object at a time."""
 
+import re
+
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.shortcuts import redirect
@@ -92,3 +94,14 @@ def empty_filter(title: str, empty: str, filled: str):
                 yield choice
 
     return Named
+
+
+# a project's address in the app (/projects/<id>/services/...) or the API (/v1/projects/<id>)
+_PROJECT_ADDRESS = re.compile(r"/(?:v1/)?projects/([a-z0-9][a-z0-9-]{1,68}[a-z0-9])(?=[/?#]|$)")
+
+
+def project_id_in(term: str) -> str:
+    """The project id in a pasted address (an operator is sent a customer's link), or the
+    search as typed."""
+    match = _PROJECT_ADDRESS.search((term or "").strip())
+    return match.group(1) if match else term

@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
-from archsvc.admin_base import NoBulkDeleteMixin, ReadOnlyAdmin, SupportAdmin
+from archsvc.admin_base import NoBulkDeleteMixin, ReadOnlyAdmin, SupportAdmin, project_id_in
 from archsvc.api.serializers import text_problem
 from diagrams.history import topic_line
 from diagrams.models import Pin, Project, PublicShareToken, Service, ServiceSnapshot
@@ -94,6 +94,10 @@ class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
     ]
     list_filter = ["archived", "created_by_type"]
     search_fields = ["id", "name", "organization__slug", "created_by"]
+
+    def get_search_results(self, request, queryset, search_term):
+        return super().get_search_results(request, queryset, project_id_in(search_term))
+
     readonly_fields = [
         "id",
         "organization",
@@ -182,7 +186,9 @@ class ServiceAdmin(ReadOnlyAdmin):
     """A service's identity; what it is now and was is in its snapshots (linked)."""
 
     list_display = ["id", "current", "project", "created_by", "created_at"]
-    search_fields = ["id", "project__id", "created_by"]
+    # by a name or slug it has or had ("Payment Gateway", "payment-gateway"), as the list
+    # shows it
+    search_fields = ["id", "project__id", "created_by", "snapshots__name", "snapshots__slug"]
     list_select_related = ["project"]
     ordering = ["-created_at"]
     readonly_fields = ["current", "history"]

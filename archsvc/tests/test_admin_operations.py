@@ -702,3 +702,41 @@ def test_a_users_sessions_link_lists_that_users_only(operator, factory):
     assert sessions.status_code == 200
     owners = {row.membership.user.email for row in sessions.context["cl"].result_list}
     assert owners == {"bob@example.com"}
+
+
+def test_an_organization_that_never_read_its_credits_has_them_to_grant_onto(operator, factory):
+    """Its page said "AI credits: none yet" (it had the plan's 50) and its credits list was
+    empty, with no Add: an operator could not grant credits until the app had read them."""
+    org = factory.org("acme")
+    assert not AiCredits.objects.filter(organization=org).exists()
+    page = operator.get(f"/admin/accounts/organization/{org.pk}/change/").content.decode()
+    assert "AI credits: 50 left, refill" in page
+    listing = operator.get(f"/admin/billing/aicredits/?organization__exact={org.pk}")
+    assert len(listed(listing)) == 1
+
+
+def test_an_operator_finds_things_as_a_customer_names_them(operator, factory):
+    """A customer writes in with their e-mail, a service's name or a link they were on: each
+    found nothing (the searches were of ids and slugs only)."""
+    org = factory.org("acme")
+    factory.org("globex")
+    factory.member(org, email="ada@example.com")
+    api = factory.key_client(org, "ci")
+    project = new_project(api, "Shop")
+    new_service(api, project, {"name": "Payment Gateway"})
+    service = {"id": str(Service.objects.get(project_id=project).pk)}
+    found = operator.get("/admin/accounts/organization/", {"q": "ada@example.com"})
+    assert [o.slug for o in found.context["cl"].result_list] == ["acme"]
+    found = operator.get("/admin/accounts/organization/", {"q": project})
+    assert [o.slug for o in found.context["cl"].result_list] == ["acme"]
+    for term in ("Payment", "payment-gateway"):
+        found = operator.get("/admin/diagrams/service/", {"q": term})
+        assert listed(found) == [service["id"]], term
+    for address in (
+        f"https://archsvc.example.com/projects/{project}/services/payment-gateway/edit/",
+        f"https://archsvc.example.com/v1/projects/{project}/graph?depth=2",
+        f"/projects/{project}/",
+    ):
+        for path in ("/admin/diagrams/project/", "/admin/accounts/organization/"):
+            found = operator.get(path, {"q": address})
+            assert len(listed(found)) == 1, (path, address)
