@@ -1,7 +1,8 @@
 """Every page, audited by axe-core (the engine behind Lighthouse's and the browsers'
-accessibility checks) in a real browser, at a laptop's and a phone's width: no violation of
-WCAG 2.2 A or AA rules, nor of axe's best practices. A failure names each rule, the page and
-the elements, which is what a screen-reader or keyboard user would trip on."""
+accessibility checks) in a real browser, at a laptop's and a phone's width and in dark
+mode: no violation of WCAG 2.2 A or AA rules, nor of axe's best practices. A failure names
+each rule, the page and the elements, which is what a screen-reader or keyboard user would
+trip on."""
 
 from pathlib import Path
 
@@ -20,6 +21,15 @@ pytestmark = [
 AXE = Path(axe_playwright_python.__file__).parent / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 VIEWPORTS = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+# a laptop and a phone as most members see the pages, and a laptop in dark mode (the
+# member's system asks for it: prefers-color-scheme), where every colour is another
+LOOKS = ["laptop", "phone", "laptop-dark"]
+
+
+def looked_at(browser, look: str, **options):
+    """A browser context for `look`: its viewport and colour scheme."""
+    width, _, scheme = look.partition("-")
+    return browser.new_context(viewport=VIEWPORTS[width], color_scheme=scheme or "light", **options)
 
 
 def audit(page) -> list[str]:
@@ -106,10 +116,10 @@ def assert_no_problems(found: dict[str, list[str]]) -> None:
     )
 
 
-@pytest.mark.parametrize("width", VIEWPORTS)
-def test_no_page_has_an_accessibility_violation(browser, site, width):
+@pytest.mark.parametrize("look", LOOKS)
+def test_no_page_has_an_accessibility_violation(browser, site, look):
     found = {}
-    context = browser.new_context(viewport=VIEWPORTS[width], bypass_csp=True)
+    context = looked_at(browser, look, bypass_csp=True)
     page = context.new_page()
     for path in public_pages(site):
         page.goto(f"{site['url']}{path}")
@@ -147,9 +157,10 @@ FAINT_FIELDS = """() => {
 }"""
 
 
-def test_every_form_fields_edge_stands_out(browser, site):
+@pytest.mark.parametrize("look", ["laptop", "laptop-dark"])
+def test_every_form_fields_edge_stands_out(browser, site, look):
     found = {}
-    context = browser.new_context(viewport=VIEWPORTS["laptop"])
+    context = looked_at(browser, look)
     page = context.new_page()
     page.goto(f"{site['url']}/accounts/login/")
     found["/accounts/login/"] = page.evaluate(FAINT_FIELDS)
@@ -162,12 +173,71 @@ def test_every_form_fields_edge_stands_out(browser, site):
     assert "/settings/members/" in found  # the pages with the most fields were read
 
 
-@pytest.mark.parametrize("width", VIEWPORTS)
-def test_what_a_user_reaches_by_acting_has_no_accessibility_violation(browser, site, width):
+# In dark mode: each visible element painting a light surface (its own background, or a
+# field's), which a dark page would show as a white patch; and the graph's canvas, its
+# edges' and its title's contrast against it.
+LIGHT_PATCHES = """() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  return [...document.querySelectorAll('body, body *:not(svg *)')].filter((el) => {
+    const c = rgb(getComputedStyle(el).backgroundColor);
+    const painted = c.length === 3 || c[3] > 0.5;
+    return painted && el.getClientRects().length && lum(c.slice(0, 3)) > 0.3;
+  }).map((el) => el.tagName.toLowerCase() + (el.className ? '.' + el.className : ''));
+}"""
+GRAPH_COLOURS = """() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05); };
+  const svg = document.querySelector('.graph-stage svg');
+  const canvas = rgb(getComputedStyle(svg.querySelector(':scope > rect')).fill);
+  const edge = rgb(getComputedStyle(svg.querySelector('path.edge')).stroke);
+  const title = rgb(getComputedStyle(svg.querySelector('.header .title')).fill);
+  return {canvas: lum(canvas), edge: ratio(edge, canvas), title: ratio(title, canvas)};
+}"""
+
+
+def test_dark_mode_turns_every_surface_dark_and_the_graph_stays_legible(browser, site):
+    """A member whose system is in dark mode got every page white. Now no element paints a
+    light surface, and the graph's canvas is dark with its edges (3:1) and title (4.5:1)
+    legible on it; in light mode the canvas stays white."""
+    found = {}
+    context = looked_at(browser, "laptop-dark")
+    page = context.new_page()
+    for path in public_pages(site):
+        page.goto(f"{site['url']}{path}")
+        found[path] = page.evaluate(LIGHT_PATCHES)
+    log_in(context, site)
+    for path in member_pages(site):
+        page.goto(f"{site['url']}{path}")
+        found[path] = page.evaluate(LIGHT_PATCHES)
+    page.goto(f"{site['url']}/projects/{site['project']}/")
+    page.locator(".graph-stage svg path.edge").first.wait_for(state="attached")
+    dark = page.evaluate(GRAPH_COLOURS)
+    context.close()
+    assert_no_problems(found)
+    assert dark["canvas"] < 0.05 and dark["edge"] >= 3 and dark["title"] >= 4.5, dark
+    context = looked_at(browser, "laptop")
+    log_in(context, site)
+    page = context.new_page()
+    page.goto(f"{site['url']}/projects/{site['project']}/")
+    page.locator(".graph-stage svg path.edge").first.wait_for(state="attached")
+    light = page.evaluate(GRAPH_COLOURS)
+    context.close()
+    assert light["canvas"] == 1 and light["edge"] >= 3 and light["title"] >= 4.5, light
+
+
+@pytest.mark.parametrize("look", LOOKS)
+def test_what_a_user_reaches_by_acting_has_no_accessibility_violation(browser, site, look):
     """The states the pages reach only by acting: refused forms with their messages, a focus
     on the graph, the assistant's answer with its chips, a freshly made API key shown once."""
     found = {}
-    context = browser.new_context(viewport=VIEWPORTS[width], bypass_csp=True)
+    context = looked_at(browser, look, bypass_csp=True)
     page = context.new_page()
     page.goto(f"{site['url']}/accounts/login/")
     page.get_by_label("E-mail").fill("nobody@example.com")
