@@ -12,6 +12,7 @@ from django.forms.models import BaseInlineFormSet
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
+from django.utils.text import slugify
 
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from archsvc.admin_base import (
@@ -145,6 +146,11 @@ class NewMembershipFormSet(BaseInlineFormSet):
         # a row added here is accepted (an operator's word); an organization given members
         # has an admin among them, or already
         added = [f for f in self.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
+        if not added and self.instance.pk is None:
+            # made here with nobody in it, no one could ever log in to it or be added by it
+            raise ValidationError(
+                "A new organization needs its first admin: add a member with the role admin."
+            )
         if not added:
             return
         admin_added = any(
@@ -176,7 +182,24 @@ class NewMembershipInline(admin.TabularInline):
 class OrganizationForm(forms.ModelForm):
     class Meta:
         model = Organization
-        fields = ["slug", "name", "created_at"]
+        fields = ["slug", "name"]  # its time of creation is the save's
+
+    def clean_slug(self):
+        """As sign-up makes one (organization_create): lower-case letters, digits and
+        hyphens, at most 50, and no other organization's in any case ("DEMO" beside
+        "demo" was taken)."""
+        slug = (self.cleaned_data.get("slug") or "").strip()
+        if slugify(slug) != slug or not slug:
+            raise ValidationError(
+                "Lower-case letters, digits and hyphens only, as sign-up makes one "
+                f"(“{slugify(slug)[:50] or 'org'}”)."
+            )
+        if len(slug) > 50:
+            raise ValidationError("At most 50 characters, as sign-up makes one.")
+        others = Organization.objects.exclude(pk=self.instance.pk)
+        if others.filter(slug__iexact=slug).exists():
+            raise ValidationError("Another organization has this slug.")
+        return slug
 
     def clean_name(self):
         """As sign-up takes one: shown in every member's header and on invitations."""

@@ -740,3 +740,44 @@ def test_an_operator_finds_things_as_a_customer_names_them(operator, factory):
         for path in ("/admin/diagrams/project/", "/admin/accounts/organization/"):
             found = operator.get(path, {"q": address})
             assert len(listed(found)) == 1, (path, address)
+
+
+def test_an_organization_made_here_is_as_sign_up_makes_one(operator, factory):
+    """Saved before: one with no member at all (no one could ever log in to it), "DEMO"
+    beside "demo", a 60-character slug, and a creation time typed in."""
+    factory.org("demo")
+    user = factory.member(factory.org("elsewhere")).user
+    form = {
+        "slug": "newco",
+        "name": "NewCo",
+        "created_at_0": "2001-01-01",
+        "created_at_1": "10:00:00",
+        "new_memberships-TOTAL_FORMS": "0",
+        "new_memberships-INITIAL_FORMS": "0",
+        "memberships-TOTAL_FORMS": "0",
+        "memberships-INITIAL_FORMS": "0",
+    }
+    refused = [
+        ("needs its first admin", {}),
+        ("Another organization has this slug.", {"slug": "demo"}),
+        ("Lower-case letters, digits and hyphens only", {"slug": "DEMO"}),
+        ("At most 50 characters", {"slug": "n" * 60}),
+        ("Enter a valid “slug”", {"slug": "New Co"}),
+    ]
+    member = {
+        "new_memberships-TOTAL_FORMS": "1",
+        "new_memberships-0-user": user.pk,
+        "new_memberships-0-role": "admin",
+    }
+    for said, change in refused:
+        extra = {} if said == "needs its first admin" else member
+        response = operator.post("/admin/accounts/organization/add/", {**form, **extra, **change})
+        errors = re.findall(
+            r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', response.content.decode()
+        )
+        assert response.status_code == 200 and said in " ".join(errors), (said, errors)
+    assert set(Organization.objects.values_list("slug", flat=True)) == {"demo", "elsewhere"}
+    response = operator.post("/admin/accounts/organization/add/", {**form, **member})
+    assert response.status_code == 302
+    made = Organization.objects.get(slug="newco")
+    assert made.created_at > timezone.now() - timezone.timedelta(minutes=1)
