@@ -82,14 +82,19 @@ class AiCreditsAdmin(SupportAdmin):
 
     def save_model(self, request, obj, form, change):
         added = form.cleaned_data.get("add") or 0
+        obj.applied = 0
         if added:
             # refilled first: added to a row past its date, a grant was wiped by the app's
             # next read, which refilled it to the plan's amount
             ai_credits_current(organization=obj.organization)
+            before = AiCredits.objects.select_for_update().get(pk=obj.pk).remaining
             AiCredits.objects.filter(pk=obj.pk).update(
                 remaining=Greatest(F("remaining") + added, 0)
             )
-        obj.refresh_from_db()  # the message and the log name the balance after it
+            obj.refresh_from_db()  # the message and the log name the balance after it
+            obj.applied = obj.remaining - before
+        else:
+            obj.refresh_from_db()
 
     def construct_change_message(self, request, form, formsets, add=False):
         added = form.cleaned_data.get("add") or 0
@@ -97,7 +102,11 @@ class AiCreditsAdmin(SupportAdmin):
             return "Nothing added."
         obj = form.instance
         until = f"{obj.resets_at:%Y-%m-%d %H:%M} UTC"
-        return f"Added {added:+,} credits: {obj.remaining:,} left until {until}."
+        applied = getattr(obj, "applied", added)
+        # what the balance did, not what was typed: taking 1,000,000 from 150 takes 150
+        done = f"Added {applied:,}" if applied >= 0 else f"Took {-applied:,}"
+        asked = "" if applied == added else f" ({added:+,} asked; a balance stays at 0 or more)"
+        return f"{done} credits{asked}: {obj.remaining:,} left until {until}."
 
     def has_add_permission(self, request):
         return False

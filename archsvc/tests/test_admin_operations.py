@@ -230,6 +230,14 @@ def test_credits_are_added_not_overwritten(operator, factory):
     assert AiCredits.objects.get(pk=credits.pk).remaining == start - 3 + 100
     operator.post(f"/admin/billing/aicredits/{credits.pk}/change/", {"add": "-100000"})
     assert AiCredits.objects.get(pk=credits.pk).remaining == 0
+    # the history says what the balance did ("Added -100,000 credits" had taken 147)
+    from django.contrib.admin.models import LogEntry
+
+    said = [entry.get_change_message() for entry in LogEntry.objects.order_by("action_time")]
+    assert said[-2].startswith(f"Added 100 credits: {start - 3 + 100} left until")
+    assert said[-1].startswith(
+        f"Took {start - 3 + 100} credits (-100,000 asked; a balance stays at 0 or more): 0 left"
+    ), said[-1]
 
 
 def test_webhook_events_are_found_by_organization_and_read_indented(operator, factory):
