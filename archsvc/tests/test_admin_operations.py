@@ -500,7 +500,7 @@ def test_credits_granted_on_a_row_past_its_refill_are_not_wiped(operator, factor
     now = ai_credits_current(organization=org)  # the app's next read
     assert now.remaining == 50 + 100 and now.resets_at > timezone.now()
     history = operator.get(f"/admin/billing/aicredits/{credits.pk}/history/").content.decode()
-    assert "Added +100 credits: 150 left until" in history
+    assert "Added 100 credits: 150 left until" in history
 
 
 def test_a_leaked_key_is_found_by_the_key_itself(operator, factory):
