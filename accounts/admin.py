@@ -634,6 +634,13 @@ class ApiKeyAdmin(NoBulkDeleteMixin, SupportAdmin):
         # A key's JWT is shown once, at creation: use `manage.py create_api_key`.
         return False
 
+    def has_delete_permission(self, request, obj=None):
+        """A key in use is revoked first (its bearers then know it is refused, and the
+        history says so); its page offered Delete with no word of what it does."""
+        if obj is not None and obj.revoked_at is None:
+            return False
+        return super().has_delete_permission(request, obj)
+
     def get_search_results(self, request, queryset, search_term):
         """A key's id finds it too, as the app writes it (`key:<uuid>`: a project's
         `createdBy`, a pin's actor) or bare; and so does the key itself (a leaked one is

@@ -789,3 +789,23 @@ def test_an_organization_made_here_is_as_sign_up_makes_one(operator, factory):
     assert response.status_code == 302
     made = Organization.objects.get(slug="newco")
     assert made.created_at > timezone.now() - timezone.timedelta(minutes=1)
+
+
+def test_a_key_in_use_is_revoked_before_it_is_deleted(operator, factory):
+    org = factory.org("acme")
+    token = factory.key(org, "deploy")
+    key = ApiKey.objects.get(name="deploy")
+    page = operator.get(f"/admin/accounts/apikey/{key.pk}/change/").content.decode()
+    assert f"/admin/accounts/apikey/{key.pk}/delete/" not in page
+    assert (
+        operator.post(f"/admin/accounts/apikey/{key.pk}/delete/", {"post": "yes"}).status_code
+        == 403
+    )
+    assert Client(HTTP_AUTHORIZATION=f"Bearer {token}").get("/v1/limits").status_code == 200
+    operator.post(
+        "/admin/accounts/apikey/", {"action": "revoke_keys", "_selected_action": [key.pk]}
+    )
+    page = operator.get(f"/admin/accounts/apikey/{key.pk}/change/").content.decode()
+    assert f"/admin/accounts/apikey/{key.pk}/delete/" in page
+    operator.post(f"/admin/accounts/apikey/{key.pk}/delete/", {"post": "yes"})
+    assert not ApiKey.objects.filter(pk=key.pk).exists()
