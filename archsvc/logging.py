@@ -35,8 +35,15 @@ class ReasonLoggedFilter(logging.Filter):
     """On `django.request`, which logs every 4xx and 5xx answer ("Service Unavailable:
     /healthz" at ERROR, and a traceback when an exception caused it): drops the line of a
     request whose reason was logged already (`reason_logged`), an expected answer such as
-    503 while the database is unreachable."""
+    503 while the database is unreachable; and the traceback of a 4xx."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         request = getattr(record, "request", None)
-        return not getattr(request, "archsvc_reason_logged", False)
+        if getattr(request, "archsvc_reason_logged", False):
+            return False
+        status = getattr(record, "status_code", None)
+        if isinstance(status, int) and status < 500:
+            # a refusal is its line ("Forbidden (Permission denied): /admin/..."), not the
+            # traceback of the exception that said it: 3.5 KB of JSON for each 403
+            record.exc_info = record.exc_text = None
+        return True

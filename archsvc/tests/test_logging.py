@@ -59,6 +59,22 @@ def test_djangos_own_line_for_a_refused_request_carries_its_id(db, django_reques
     assert django_request_lines[-1].request_id == "-"
 
 
+def test_a_refusal_is_logged_as_its_line_without_a_traceback(db, django_request_lines):
+    """Each 403 in admin wrote the PermissionDenied's whole traceback (some 3.5 KB of JSON):
+    a refusal is expected, its line says it."""
+    from accounts.models import User
+
+    looker = User.objects.create_user(email="look@example.com", password="look-password-1")
+    looker.is_staff = True
+    looker.save()
+    client = Client()
+    client.force_login(looker)
+    assert client.get("/admin/billing/aicredits/xyz/delete/").status_code == 403
+    [refused] = [r for r in django_request_lines if r.status_code == 403]
+    assert refused.getMessage().startswith("Forbidden")
+    assert refused.exc_info is None and refused.exc_text is None
+
+
 @requires_postgres
 @pytest.mark.django_db(transaction=True)
 def test_every_line_gunicorn_and_the_app_write_is_one_json_object(factory):
