@@ -71,6 +71,19 @@ def test_user_in_several_organizations_starts_in_the_oldest(factory):
     assert AuthSession.objects.filter(ended_at__isnull=True).count() == 1
 
 
+def test_the_log_in_and_sign_up_pages_offer_the_other_not_themselves(db):
+    """The sign-up page's header offered "Sign up", its own page, as its primary button."""
+    signup = Client().get("/accounts/signup/").content.decode()
+    header = signup[signup.index("<header") : signup.index("</header>")]
+    assert 'href="/accounts/login/"' in header and 'href="/accounts/signup/"' not in header
+    # its button says what the heading does ("Create account" under "Create your organization")
+    assert "<h1>Create your organization</h1>" in signup
+    assert '<button type="submit" class="button">Create organization</button>' in signup
+    login = Client().get("/accounts/login/").content.decode()
+    header = login[login.index("<header") : login.index("</header>")]
+    assert 'href="/accounts/signup/"' in header and 'href="/accounts/login/"' not in header
+
+
 def test_signup_creates_user_organization_and_admin_membership(db):
     client = Client()
     client.get("/accounts/signup/")

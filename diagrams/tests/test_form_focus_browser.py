@@ -93,7 +93,7 @@ def test_signup_puts_the_cursor_on_the_field_in_question_not_the_email(browser, 
     page.get_by_label("E-mail").fill("new.person@example.com")
     page.get_by_label("Password").fill("short")
     page.get_by_label("Organization name").fill("Initech")
-    page.get_by_role("button", name="Create account").click()
+    page.get_by_role("button", name="Create organization").click()
     page.wait_for_load_state("load")
     assert page.evaluate(FOCUSED) == "id_password"
     page.close()
