@@ -191,7 +191,7 @@ class OrganizationForm(forms.ModelForm):
         slug = (self.cleaned_data.get("slug") or "").strip()
         if slugify(slug) != slug or not slug:
             raise ValidationError(
-                "Lower-case letters, digits and hyphens only, as sign-up makes one "
+                "Lower-case letters, digits, hyphens and underscores only, as sign-up makes one "
                 f"(“{slugify(slug)[:50] or 'org'}”)."
             )
         if len(slug) > 50:

@@ -5,6 +5,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
+from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
@@ -42,6 +43,12 @@ class ProjectForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.pk and not self.is_bound:
             self.fields["seen"].initial = self.instance.updated_at.isoformat()
+
+    @cached_property
+    def changed_data(self):
+        # `seen` is the form's own: it differs from its initial at every post (set when the
+        # form is drawn only), and the history said "Changed Name and seen."
+        return [name for name in super().changed_data if name != "seen"]
 
     def edited(self) -> list[str]:
         """The project's fields the operator changed."""

@@ -201,6 +201,10 @@ def test_an_operators_save_does_not_undo_a_change_made_meanwhile(operator, facto
     saved = Project.objects.get(pk=project)
     assert (saved.name, saved.description) == ("Webshop", "Sells things")
     assert saved.updated_by == "operator op@example.com"
+    from django.contrib.admin.models import LogEntry
+
+    # the history names the field edited, not the form's own hidden one
+    assert LogEntry.objects.get().get_change_message() == "Changed Description."
 
 
 def test_a_services_page_says_what_it_is_now_and_links_its_history(operator, factory):
@@ -768,7 +772,7 @@ def test_an_organization_made_here_is_as_sign_up_makes_one(operator, factory):
     refused = [
         ("needs its first admin", {}),
         ("Another organization has this slug.", {"slug": "demo"}),
-        ("Lower-case letters, digits and hyphens only", {"slug": "DEMO"}),
+        ("Lower-case letters, digits, hyphens and underscores only", {"slug": "DEMO"}),
         ("At most 50 characters", {"slug": "n" * 60}),
         ("Enter a valid “slug”", {"slug": "New Co"}),
     ]
