@@ -198,20 +198,37 @@ GRAPH_COLOURS = """() => {
   const canvas = rgb(getComputedStyle(svg.querySelector(':scope > rect')).fill);
   const edge = rgb(getComputedStyle(svg.querySelector('path.edge')).stroke);
   const title = rgb(getComputedStyle(svg.querySelector('.header .title')).fill);
-  return {canvas: lum(canvas), edge: ratio(edge, canvas), title: ratio(title, canvas)};
+  const shown = {canvas: lum(canvas), edge: ratio(edge, canvas), title: ratio(title, canvas)};
+  // a box hovered: the sheet over what is not lit, and a lit edge, on the canvas
+  const veil = svg.querySelector('[data-hover-veil]');
+  const lit = [...svg.querySelectorAll('path.edge.lit')];
+  const unlit = getComputedStyle(svg.querySelector('path.edge:not(.lit)')).stroke;
+  if (veil) shown.veil = lum(rgb(getComputedStyle(veil).fill));
+  if (lit.length) {
+    shown.lit = Math.min(...lit.map((e) => ratio(rgb(getComputedStyle(e).stroke), canvas)));
+    shown.litKinds = [...new Set(lit.map((e) => e.classList.contains('consumes')))].length;
+    shown.litUnlike = lit.every((e) => getComputedStyle(e).stroke !== unlit);
+  }
+  return shown;
 }"""
 
 
 def test_dark_mode_turns_every_surface_dark_and_the_graph_stays_legible(browser, site):
     """A member whose system is in dark mode got every page white. Now no element paints a
     light surface, and the graph's canvas is dark with its edges (3:1) and title (4.5:1)
-    legible on it; in light mode the canvas stays white."""
+    legible on it, hovered too; in light mode the canvas stays white. An embed stays light:
+    it is inside another site's page."""
     found = {}
     context = looked_at(browser, "laptop-dark")
     page = context.new_page()
+    embeds = []
     for path in public_pages(site):
         page.goto(f"{site['url']}{path}")
+        if "/embed/" in path:  # inside another site's page, whose colours it cannot know
+            embeds.append(page.evaluate("getComputedStyle(document.body).backgroundColor"))
+            continue
         found[path] = page.evaluate(LIGHT_PATCHES)
+    assert embeds == ["rgb(255, 255, 255)"] * 2, embeds  # light, as most such pages are
     log_in(context, site)
     for path in member_pages(site):
         page.goto(f"{site['url']}{path}")
@@ -219,6 +236,15 @@ def test_dark_mode_turns_every_surface_dark_and_the_graph_stays_legible(browser,
     page.goto(f"{site['url']}/projects/{site['project']}/")
     page.locator(".graph-stage svg path.edge").first.wait_for(state="attached")
     dark = page.evaluate(GRAPH_COLOURS)
+    # the assistant's Ask while it has no question: no light patch either
+    found["Ask, disabled"] = page.evaluate(LIGHT_PATCHES)
+    # a box hovered (Checkout: it consumes and produces) veils what it does not light,
+    # and its edges of both kinds are lit alike, legible on the canvas
+    page.locator('.graph-stage g.node[data-entity-id="service--checkout"]').hover()
+    page.locator(".graph-stage svg [data-hover-veil]").wait_for(state="attached")
+    hovered = page.evaluate(GRAPH_COLOURS)
+    assert hovered["veil"] < 0.05 and hovered["lit"] >= 3 and hovered["title"] >= 4.5, hovered
+    assert hovered["litKinds"] == 2 and hovered["litUnlike"], hovered
     context.close()
     assert_no_problems(found)
     assert dark["canvas"] < 0.05 and dark["edge"] >= 3 and dark["title"] >= 4.5, dark
