@@ -332,6 +332,25 @@ def test_on_a_phone_a_projects_actions_start_under_its_name_evenly_spaced(browse
     context.close()
 
 
+def test_on_a_phone_the_way_back_keeps_its_arrow_with_a_long_name(browser, shop):
+    """A project named with one long word left "←" alone on the back link's first line."""
+    from diagrams.tests.helpers import new_project
+
+    project = new_project(shop["client"], LONG_NAME)
+    context, page = member_page(browser, shop, PHONE)
+    for path in ("services/", "history/"):
+        page.goto(f"{shop['url']}/projects/{project}/{path}")
+        back = page.locator(".editor-nav a").first
+        first_line = back.evaluate(
+            """a => { const range = document.createRange(); range.selectNodeContents(a);
+            const rects = [...range.getClientRects()];
+            return rects.filter(r => Math.abs(r.top - rects[0].top) < 2)
+                        .reduce((w, r) => w + r.width, 0); }"""
+        )
+        assert first_line > 100, (path, first_line)  # the arrow and the name's start
+    context.close()
+
+
 def test_the_service_editors_rows_say_what_each_field_is(browser, shop):
     """A filled row's placeholders are gone: the first row of each list heads its columns
     (Topic, Category, Owner; Key, Value), over the fields they name, and only once."""
