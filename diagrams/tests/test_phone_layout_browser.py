@@ -387,6 +387,10 @@ def test_on_a_phone_the_editors_rows_read_in_tab_order_with_room_for_a_word(brow
             *fields, remove = row
             assert remove["width"] >= 44 and remove["height"] >= 44
             assert all(field["width"] >= 110 for field in fields), (group, fields)
+    # Delete under Save, where it starts (a rule for links after a button moved it 10 px)
+    save = page.get_by_role("button", name="Save changes").bounding_box()
+    delete = page.get_by_role("link", name="Delete this service…").bounding_box()
+    assert delete["y"] > save["y"] + save["height"] and abs(delete["x"] - save["x"]) < 1
     remove = page.get_by_role("button", name="Remove consumed topic cart.events")
     expect(remove).to_be_visible()
     remove.click()
