@@ -82,7 +82,7 @@ class AiCreditsAdmin(SupportAdmin):
 
     def save_model(self, request, obj, form, change):
         added = form.cleaned_data.get("add") or 0
-        obj.applied = 0
+        before = None
         if added:
             # refilled first: added to a row past its date, a grant was wiped by the app's
             # next read, which refilled it to the plan's amount
@@ -91,10 +91,8 @@ class AiCreditsAdmin(SupportAdmin):
             AiCredits.objects.filter(pk=obj.pk).update(
                 remaining=Greatest(F("remaining") + added, 0)
             )
-            obj.refresh_from_db()  # the message and the log name the balance after it
-            obj.applied = obj.remaining - before
-        else:
-            obj.refresh_from_db()
+        obj.refresh_from_db()  # the message and the log name the balance after it
+        obj.applied = obj.remaining - before if added else 0  # what the balance did
 
     def construct_change_message(self, request, form, formsets, add=False):
         added = form.cleaned_data.get("add") or 0

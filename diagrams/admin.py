@@ -101,10 +101,6 @@ class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
     ]
     list_filter = ["archived", "created_by_type"]
     search_fields = ["id", "name", "organization__slug", "created_by"]
-
-    def get_search_results(self, request, queryset, search_term):
-        return super().get_search_results(request, queryset, project_id_in(search_term))
-
     readonly_fields = [
         "id",
         "organization",
@@ -122,6 +118,9 @@ class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def get_search_results(self, request, queryset, search_term):
+        return super().get_search_results(request, queryset, project_id_in(search_term))
 
     @admin.display(description="Its records")
     def related(self, obj):

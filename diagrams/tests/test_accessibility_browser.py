@@ -133,17 +133,25 @@ def test_no_page_has_an_accessibility_violation(browser, site, look):
     assert_no_problems(found)
 
 
-# Each visible form field whose edge contrasts with its own fill or with what surrounds it
-# by less than 3:1 (WCAG 1.4.11, non-text contrast), which axe does not check: the edge is
-# what says "type here".
-FAINT_FIELDS = """() => {
-  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+# A colour as [r, g, b], its relative luminance and two colours' contrast ratio (WCAG 2),
+# for the scripts below.
+COLOURS = """  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
   const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
     return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
     .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
   const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
     return (x + 0.05) / (y + 0.05); };
-  const fill = (el) => { for (; el; el = el.parentElement) {
+"""
+
+
+# Each visible form field whose edge contrasts with its own fill or with what surrounds it
+# by less than 3:1 (WCAG 1.4.11, non-text contrast), which axe does not check: the edge is
+# what says "type here".
+FAINT_FIELDS = (
+    """() => {
+"""
+    + COLOURS
+    + """  const fill = (el) => { for (; el; el = el.parentElement) {
       const c = rgb(getComputedStyle(el).backgroundColor);
       if (c.length === 3 || c[3] > 0) return c.slice(0, 3); }
     return [255, 255, 255]; };
@@ -155,6 +163,7 @@ FAINT_FIELDS = """() => {
     return worst < 3 ? [`${f.name || f.id || f.tagName}: ${worst.toFixed(2)}:1`] : [];
   });
 }"""
+)
 
 
 @pytest.mark.parametrize("look", ["laptop", "laptop-dark"])
@@ -176,25 +185,22 @@ def test_every_form_fields_edge_stands_out(browser, site, look):
 # In dark mode: each visible element painting a light surface (its own background, or a
 # field's), which a dark page would show as a white patch; and the graph's canvas, its
 # edges' and its title's contrast against it.
-LIGHT_PATCHES = """() => {
-  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
-    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
-    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
-  return [...document.querySelectorAll('body, body *:not(svg *)')].filter((el) => {
+LIGHT_PATCHES = (
+    """() => {
+"""
+    + COLOURS
+    + """  return [...document.querySelectorAll('body, body *:not(svg *)')].filter((el) => {
     const c = rgb(getComputedStyle(el).backgroundColor);
     const painted = c.length === 3 || c[3] > 0.5;
     return painted && el.getClientRects().length && lum(c.slice(0, 3)) > 0.3;
   }).map((el) => el.tagName.toLowerCase() + (el.className ? '.' + el.className : ''));
 }"""
-GRAPH_COLOURS = """() => {
-  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
-    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
-    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
-  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
-    return (x + 0.05) / (y + 0.05); };
-  const svg = document.querySelector('.graph-stage svg');
+)
+GRAPH_COLOURS = (
+    """() => {
+"""
+    + COLOURS
+    + """  const svg = document.querySelector('.graph-stage svg');
   const canvas = rgb(getComputedStyle(svg.querySelector(':scope > rect')).fill);
   const edge = rgb(getComputedStyle(svg.querySelector('path.edge')).stroke);
   const title = rgb(getComputedStyle(svg.querySelector('.header .title')).fill);
@@ -211,6 +217,7 @@ GRAPH_COLOURS = """() => {
   }
   return shown;
 }"""
+)
 
 
 def test_dark_mode_turns_every_surface_dark_and_the_graph_stays_legible(browser, site):

@@ -24,7 +24,8 @@ LAPTOP = {"width": 1280, "height": 800}
 PHONE_EMBED = {"width": 390, "height": 520}
 
 
-def member_page(browser, demo, path: str = "", **options):
+def member_page(browser, demo, path: str = "", project: str | None = None, **options):
+    """The member's page of the demo project (or of `project`) at `path`."""
     context = browser.new_context(**{"viewport": LAPTOP, **options})
     context.add_cookies(
         [
@@ -38,7 +39,7 @@ def member_page(browser, demo, path: str = "", **options):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{demo['url']}/projects/{demo['project']}/{path}")
+    page.goto(f"{demo['url']}/projects/{project or demo['project']}/{path}")
     return context, page, errors
 
 
@@ -1108,18 +1109,8 @@ def test_a_tall_graph_opens_on_boxes_not_on_empty_space(browser, demo):
             project_id=project.id,
             data={"name": f"F{index:02d}", "consumes": [{"name": "k6"}]},
         )
-    context = browser.new_context(viewport={"width": 390, "height": 800})
-    context.add_cookies(
-        [
-            {
-                "name": "__session",
-                "value": session_start(membership=demo["membership"]),
-                "url": demo["url"],
-            }
-        ]
-    )
-    page = context.new_page()
-    page.goto(f"{demo['url']}/projects/{project.id}/")
+    viewport = {"width": 390, "height": 800}
+    context, page, _ = member_page(browser, demo, project=project.id, viewport=viewport)
     expect(page.locator(".graph-stage g.node").first).to_be_attached()
     in_view = page.evaluate(
         """() => {
@@ -1180,18 +1171,8 @@ def test_a_big_graph_opens_on_its_boxes_in_the_part_of_the_frame_on_screen(brows
                     "produces": [{"name": f"out.{chain}.{index:02d}"}],
                 },
             )
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    context.add_cookies(
-        [
-            {
-                "name": "__session",
-                "value": session_start(membership=demo["membership"]),
-                "url": demo["url"],
-            }
-        ]
-    )
-    page = context.new_page()
-    page.goto(f"{demo['url']}/projects/{project.id}/")
+    viewport = {"width": 1440, "height": 900}
+    context, page, _ = member_page(browser, demo, project=project.id, viewport=viewport)
     expect(page.locator(".graph-stage g.node").first).to_be_attached()
     settled(page)
     stage = page.locator(".graph-stage").bounding_box()
