@@ -16,7 +16,7 @@ from svgwrite.text import Text
 
 from diagrams.entities import NEUTRAL
 from diagrams.rendering.layout import FONT_SIZE, LINE_HEIGHT, EdgeRoute, Layout
-from diagrams.rendering.text import FONT_FAMILY, counted, text_width
+from diagrams.rendering.text import FONT_FAMILY, counted, text_width, wrap_label
 
 HEADER_HEIGHT = 56.0
 MARGIN = 24.0
@@ -112,8 +112,18 @@ def _legend_items(graph: nx.DiGraph) -> list[tuple[str, str]]:
     return items
 
 
+# A legend entry's name is cut to this width with an ellipsis (its whole name in a tooltip):
+# a category of 60 wide letters drew 700 px of legend, wider than a small graph
+LEGEND_NAME_WIDTH = 240.0
+
+
+def _legend_name(name: str) -> str:
+    return wrap_label(name, font_size=12, max_width=LEGEND_NAME_WIDTH, max_lines=1)[0]
+
+
 def _legend_item_width(name: str) -> float:
-    return text_width(name, 12) + 34  # swatch, gap, name, space before the next
+    # swatch, gap, name, space before the next
+    return text_width(_legend_name(name), 12) + 34
 
 
 def _legend_width(legend: list[tuple[str, str]]) -> float:
@@ -252,7 +262,11 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
                     insert=(round(x, 1), y + 2), size=(12, 12), rx=2, fill=color, stroke="#9ca3af"
                 )
             )
-            legend_group.add(drawing.text(xml_text(name), insert=(round(x + 17, 1), y + 12)))
+            shown = _legend_name(name)
+            label = drawing.text(xml_text(shown), insert=(round(x + 17, 1), y + 12))
+            if shown != " ".join(name.split()):  # cut short
+                label.add(Title(xml_text(name)))
+            legend_group.add(label)
             x += _legend_item_width(name)
     if on_header:
         header.add(legend_group)

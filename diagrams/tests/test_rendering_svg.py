@@ -367,8 +367,14 @@ def test_hostile_names_read_back_as_their_own_text():
 def test_hostile_categories_read_back_in_the_legend():
     _, _, _, root = render(hostile_project())
     legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
-    names = [t.text for t in legend.findall(f"{SVG}text")]
-    assert names == sorted(HOSTILE_NAMES)  # every name is some service's category
+    # a name cut short reads back whole from its tooltip; runs of spaces read as one
+    names = [
+        t.find(f"{SVG}title").text if t.find(f"{SVG}title") is not None else t.text
+        for t in legend.findall(f"{SVG}text")
+    ]
+    assert names == [
+        name if len(name) > 60 else " ".join(name.split()) for name in sorted(HOSTILE_NAMES)
+    ]  # every name is some service's category
 
 
 def test_control_characters_in_names_still_parse():
@@ -501,3 +507,26 @@ def test_edges_are_drawn_through_the_layouts_points_on_a_wide_graph():
     assert numbers and all(re.fullmatch(r"-?\d+(\.\d{1,2})?", n) for n in numbers), sorted(
         {n for n in numbers if not re.fullmatch(r"-?\d+(\.\d{1,2})?", n)}
     )[:5]
+
+
+@pytest.mark.parametrize("category", ["W" * 60, "日本" * 30, "Payments and billing " * 3])
+def test_a_long_category_name_is_cut_short_in_the_legend_with_its_whole_name_in_a_tooltip(
+    category,
+):
+    """A category may be 60 characters: 60 wide ones drew 700 px of legend beside a graph
+    of two boxes, the canvas twice the drawing's width. The legend shows at most 240 px of
+    a name, ending in an ellipsis, and the whole name is its tooltip."""
+    category = category.strip()
+    services = [
+        service("Orders", category=category, produces=({"name": "t"},)),
+        service("Mailer", consumes=({"name": "t"},)),
+    ]
+    _, layout, _, root = render(services)
+    legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
+    label = legend.findall(f"{SVG}text")[0]
+    assert label.text.endswith("…") and text_width(label.text, 12) <= 240
+    assert label.find(f"{SVG}title").text == category
+    assert float(root.get("width")) <= max(layout.width, 600) + 2 * 24 + 0.1
+    # a short name has no tooltip of its own
+    short = legend.findall(f"{SVG}text")[1]
+    assert short.text == "no category" and short.find(f"{SVG}title") is None
