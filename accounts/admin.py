@@ -253,6 +253,14 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     def get_search_results(self, request, queryset, search_term):
         return super().get_search_results(request, queryset, project_id_in(search_term))
 
+    def has_add_permission(self, request):
+        """An organization is made with its first admin, as sign-up makes one: by an
+        operator who may also add members. Without that permission the member rows were not
+        shown, so nothing checked them, and the organization was made with no one in it."""
+        return super().has_add_permission(request) and request.user.has_perm(
+            f"{Membership._meta.app_label}.add_membership"
+        )
+
     def get_queryset(self, request):
         from diagrams.models import Project
 
@@ -600,7 +608,7 @@ class KeyStateFilter(admin.SimpleListFilter):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(NoBulkDeleteMixin, SupportAdmin):
+class ApiKeyAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     """Revoking is the "Revoke" action (and the app's settings page). The expiry is read-only:
     it is written into the key's token, which a later date here would not extend."""
 
@@ -634,12 +642,16 @@ class ApiKeyAdmin(NoBulkDeleteMixin, SupportAdmin):
         # A key's JWT is shown once, at creation: use `manage.py create_api_key`.
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def delete_refusal(self, obj) -> str | None:
         """A key in use is revoked first (its bearers then know it is refused, and the
-        history says so); its page offered Delete with no word of what it does."""
-        if obj is not None and obj.revoked_at is None:
-            return False
-        return super().has_delete_permission(request, obj)
+        history says so); its page offered Delete with no word of what it does. Its delete
+        address, typed, answered a bare 403."""
+        if obj.revoked_at is None:
+            return (
+                f"Not deleted: the key “{obj.name}” is in use. Revoke it first (the Revoke "
+                "action on the list): its bearers are then refused, and the history says so."
+            )
+        return None
 
     def get_search_results(self, request, queryset, search_term):
         """A key's id finds it too, as the app writes it (`key:<uuid>`: a project's

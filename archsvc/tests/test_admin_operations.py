@@ -795,16 +795,53 @@ def test_an_organization_made_here_is_as_sign_up_makes_one(operator, factory):
     assert made.created_at > timezone.now() - timezone.timedelta(minutes=1)
 
 
+def test_staff_who_may_add_organizations_but_not_members_make_none(factory):
+    """The member rows were hidden from staff without the add-membership permission, so
+    nothing checked them: such staff made an organization with no one in it."""
+    from django.contrib.auth.models import Permission
+
+    from accounts.models import User
+
+    staff = User.objects.create_user(email="add@example.com", password="add-password-1")
+    staff.is_staff = True
+    staff.save()
+    staff.user_permissions.set(
+        Permission.objects.filter(codename__in=["add_organization", "view_organization"])
+    )
+    client = Client()
+    client.force_login(staff)
+    assert client.get("/admin/accounts/organization/add/").status_code == 403
+    assert (
+        "/admin/accounts/organization/add/"
+        not in client.get("/admin/accounts/organization/").content.decode()
+    )
+    client.post(
+        "/admin/accounts/organization/add/",
+        {"slug": "orphan", "name": "Orphan", "memberships-TOTAL_FORMS": "0"},
+    )
+    assert not Organization.objects.filter(slug="orphan").exists()
+    staff.user_permissions.add(Permission.objects.get(codename="add_membership"))
+    staff = User.objects.get(pk=staff.pk)  # permissions are cached on the instance
+    client.force_login(staff)
+    assert client.get("/admin/accounts/organization/add/").status_code == 200
+
+
 def test_a_key_in_use_is_revoked_before_it_is_deleted(operator, factory):
     org = factory.org("acme")
     token = factory.key(org, "deploy")
     key = ApiKey.objects.get(name="deploy")
     page = operator.get(f"/admin/accounts/apikey/{key.pk}/change/").content.decode()
     assert f"/admin/accounts/apikey/{key.pk}/delete/" not in page
-    assert (
-        operator.post(f"/admin/accounts/apikey/{key.pk}/delete/", {"post": "yes"}).status_code
-        == 403
-    )
+    # its delete address, typed or bookmarked, goes back to the key's page saying why (it
+    # was a bare 403)
+    for method in (operator.get, operator.post):
+        response = method(f"/admin/accounts/apikey/{key.pk}/delete/", {"post": "yes"}, follow=True)
+        assert response.redirect_chain[-1][0] == f"/admin/accounts/apikey/{key.pk}/change/"
+        said = [str(message) for message in response.context["messages"]]
+        assert said == [
+            "Not deleted: the key “deploy” is in use. Revoke it first (the Revoke action on "
+            "the list): its bearers are then refused, and the history says so."
+        ]
     assert Client(HTTP_AUTHORIZATION=f"Bearer {token}").get("/v1/limits").status_code == 200
     operator.post(
         "/admin/accounts/apikey/", {"action": "revoke_keys", "_selected_action": [key.pk]}
