@@ -49,8 +49,8 @@ HISTORY_PAGE_SIZE = 20
 SERVICES_PAGE_SIZE = 100  # rows of the Services page: at 3,000 services all of them took 0.5 s
 FIND_MAX = 200  # characters of a Find, as the project page's box takes
 
-_TOPIC_PATH = re.compile(r"^(consumes|produces)\[(\d+)\](?:\.([A-Za-z]+))?")
-_FLOW_PATH = re.compile(r"^flows\[(\d+)\]$")
+_TOPIC_PATH = re.compile(r"^(consumes|produces)\[(\d+)\](?:\.([A-Za-z]+))?", re.ASCII)
+_FLOW_PATH = re.compile(r"^flows\[(\d+)\]$", re.ASCII)
 
 
 class _NotFound(Exception):
