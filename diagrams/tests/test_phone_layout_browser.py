@@ -438,6 +438,20 @@ def test_the_settings_tabs_are_one_row_on_a_phone_showing_the_pages_own(
     box = own.bounding_box()
     assert nav["x"] <= box["x"] and box["x"] + box["width"] <= nav["x"] + nav["width"]
     assert page.evaluate("window.scrollY") == 0  # the row moved, not the page
+    # the row fades out at the edge with more tabs past it, and only there ("Your account"
+    # was cut at "Your" with nothing saying the row scrolls)
+    row = page.get_by_role("navigation", name="Settings")
+    faded = "e => [e.hasAttribute('data-more-before'), e.hasAttribute('data-more-after')]"
+    mask = "e => getComputedStyle(e).maskImage"
+    if current == "Your account":
+        assert row.evaluate(faded) == [True, False]
+        row.evaluate("e => { e.scrollLeft = 0; }")
+    assert row.evaluate(mask) != "none"
+    expect(row).to_have_attribute("data-more-after", "")
+    assert row.evaluate(faded) == [False, True]
+    row.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
+    expect(row).to_have_attribute("data-more-before", "")
+    assert row.evaluate(faded) == [True, False]
     assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
     context.close()
 

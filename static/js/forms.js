@@ -42,7 +42,17 @@
   if (current) {
     var row = current.parentNode;
     var past = current.getBoundingClientRect().right - row.getBoundingClientRect().right;
-    if (past > 0) row.scrollLeft += past + 16;
+    if (past > 0) row.scrollLeft += past + 48; // clear of the edge's fade
+    // the row fades out at an edge that has more tabs past it ("Your account" was cut at
+    // "Your" with nothing saying the row scrolls)
+    var edges = function () {
+      var end = row.scrollWidth - row.clientWidth;
+      row.toggleAttribute("data-more-before", row.scrollLeft > 1);
+      row.toggleAttribute("data-more-after", row.scrollLeft < end - 1);
+    };
+    edges();
+    row.addEventListener("scroll", edges, { passive: true });
+    window.addEventListener("resize", edges);
   }
   document.addEventListener("submit", function (event) {
     var question = event.target.getAttribute && event.target.getAttribute("data-confirm");
