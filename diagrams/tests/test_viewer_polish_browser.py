@@ -1178,7 +1178,8 @@ def test_a_big_graph_opens_on_its_boxes_in_the_part_of_the_frame_on_screen(brows
     stage = page.locator(".graph-stage").bounding_box()
     assert stage["y"] + stage["height"] > 900  # the frame goes on under the window's edge
     on_screen, in_frame = page.evaluate(BOXES_ON_SCREEN), page.evaluate(BOXES_IN_FRAME)
-    # where the readers' columns are (the old opening, the graph's middle height: 44 boxes)
-    assert on_screen >= 70, (on_screen, in_frame)
+    # where the readers' columns are (the old opening, the graph's middle height, showed
+    # 44 boxes at 1.6 units a pixel and 70 here; at today's 1.25 a view holds 0.6 of that)
+    assert on_screen >= 50, (on_screen, in_frame)
     assert on_screen >= 0.9 * in_frame  # not under the window's edge
     context.close()

@@ -7,7 +7,7 @@
   "use strict";
 
   var MIN_SCALE = 1 / 6;   // graph units per CSS pixel: zoomed in to 6x at most
-  var READABLE = 1.6;      // the smallest a page opens a graph at: 12px labels at 7.5px
+  var READABLE = 1.25;     // the smallest a page opens a graph at: 12px labels at 9.6px
   var ZOOM_STEP = 1.4;     // one press of + or -
   var PAN_STEP = 0.15;     // one arrow key: this share of the visible width or height
   var NARROW = 600;        // an embed narrower than this opens readable, like the pages
