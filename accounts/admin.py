@@ -79,13 +79,11 @@ class UserEditForm(UserChangeForm):
 def _other_admins(membership: Membership) -> bool:
     """Whether the organization keeps an admin without this one. A pending admin (an account
     that has not accepted its join link) is none: it may never join."""
+    # a deactivated user, or one added by address who never chose a password, logs in
+    # nowhere: no admin either
     return (
-        Membership.objects.accepted()
-        .filter(
-            organization_id=membership.organization_id,
-            role=Membership.ROLE_ADMIN,
-            user__is_active=True,  # a deactivated user logs in nowhere: no admin either
-        )
+        Membership.objects.joined()
+        .filter(organization_id=membership.organization_id, role=Membership.ROLE_ADMIN)
         .exclude(pk=membership.pk)
         .exists()
     )
@@ -94,8 +92,7 @@ def _other_admins(membership: Membership) -> bool:
 def _needed_admin(membership: Membership) -> bool:
     return (
         membership.role == Membership.ROLE_ADMIN
-        and not membership.is_pending
-        and membership.user.is_active
+        and membership.has_joined
         and not _other_admins(membership)
     )
 
@@ -103,8 +100,8 @@ def _needed_admin(membership: Membership) -> bool:
 def _has_admin(organization_id) -> bool:
     """Whether the organization has an admin who has joined and can log in."""
     return (
-        Membership.objects.accepted()
-        .filter(organization_id=organization_id, role=Membership.ROLE_ADMIN, user__is_active=True)
+        Membership.objects.joined()
+        .filter(organization_id=organization_id, role=Membership.ROLE_ADMIN)
         .exists()
     )
 
@@ -157,6 +154,7 @@ class NewMembershipFormSet(BaseInlineFormSet):
             f.cleaned_data.get("role") == Membership.ROLE_ADMIN
             and f.cleaned_data.get("user") is not None
             and f.cleaned_data["user"].is_active
+            and f.cleaned_data["user"].has_usable_password()  # one who can log in
             for f in added
         )
         if not admin_added and not (self.instance.pk and _has_admin(self.instance.pk)):

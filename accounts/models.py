@@ -4,6 +4,7 @@ server-side sessions behind the `__session` cookie."""
 import uuid
 
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.models import PermissionsMixin
 from django.db import models
 from django.db.models import Q
@@ -58,6 +59,16 @@ class MembershipQuerySet(models.QuerySet):
         """Memberships that grant something: not an existing account's pending one."""
         return self.filter(accepted_at__isnull=False)
 
+    def joined(self) -> "MembershipQuerySet":
+        """Memberships of someone who is in: accepted, by an active account that has a
+        password. One added by address is accepted at once, but its owner is not in until
+        they choose a password through the invitation link (they may never come)."""
+        return (
+            self.accepted()
+            .filter(user__is_active=True)
+            .exclude(user__password__startswith=UNUSABLE_PASSWORD_PREFIX)
+        )
+
 
 class Membership(models.Model):
     """A user's place in an organization. One added by an admin for an account that already
@@ -95,6 +106,11 @@ class Membership(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.accepted_at is None
+
+    @property
+    def has_joined(self) -> bool:
+        """As `MembershipQuerySet.joined`: accepted, and its user can log in."""
+        return not self.is_pending and self.user.is_active and self.user.has_usable_password()
 
 
 class ApiKey(models.Model):

@@ -232,11 +232,13 @@ def _membership_of_org(actor, membership_id) -> Membership:
 
 def _other_admins_exist(membership: Membership) -> bool:
     # Lock every admin row of the organization so two admins removing each other at once
-    # cannot both succeed and leave it without one. A pending admin is none: they may never
-    # join.
+    # cannot both succeed and leave it without one. An admin who has not joined is none:
+    # a pending one, or one added by address who has not chosen a password (they may never
+    # come, and their link lasts three days: an admin who demoted themselves in favour of
+    # one left no one able to act).
     admins = list(
-        Membership.objects.select_for_update()
-        .accepted()
+        Membership.objects.select_for_update(of=("self",))
+        .joined()
         .filter(organization_id=membership.organization_id, role=Membership.ROLE_ADMIN)
         .values_list("pk", flat=True)
     )
@@ -244,10 +246,11 @@ def _other_admins_exist(membership: Membership) -> bool:
 
 
 def _is_needed_admin(membership: Membership) -> bool:
-    """Whether the organization would be left without an admin if this one went."""
+    """Whether the organization would be left without an admin who has joined if this one
+    went."""
     return (
         membership.role == Membership.ROLE_ADMIN
-        and not membership.is_pending
+        and membership.has_joined
         and not _other_admins_exist(membership)
     )
 

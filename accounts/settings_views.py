@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.actors import actor_for_membership
 from accounts.invitations import invite_path, join_path
 from accounts.middleware import login_redirect, page_actor, page_session
 from accounts.models import ApiKey, Membership
@@ -67,7 +68,12 @@ def settings_index(request):
         "settings/index.html",
         {
             "section": "overview",
-            "member_count": Membership.objects.accepted().filter(organization=organization).count(),
+            # those who are in, and those invited who have not come yet (they were counted
+            # as members: "3 members" over a list of one who had joined)
+            "member_count": Membership.objects.joined().filter(organization=organization).count(),
+            "invited_count": Membership.objects.filter(organization=organization)
+            .exclude(pk__in=Membership.objects.joined().values("pk"))
+            .count(),
             "key_count": _active_keys(actor).count(),
             "plan": plan,
         },
@@ -94,10 +100,8 @@ def _members_page(
         .select_related("user")
         .order_by("created_at", "id")
     )
-    # those who have joined: a pending admin may never join, so is no admin for this rule
-    admin_count = sum(
-        1 for m in memberships if m.role == Membership.ROLE_ADMIN and not m.is_pending
-    )
+    # those who have joined: an invited admin may never come, so is no admin for this rule
+    admin_count = sum(1 for m in memberships if m.role == Membership.ROLE_ADMIN and m.has_joined)
     return render(
         request,
         "settings/members.html",
@@ -186,6 +190,13 @@ def members_view(request):
                 message = f"{membership.user.email} is already {membership.role}; nothing changed."
             elif membership.is_pending:
                 message = f"{membership.user.email} will be {membership.role} when they join."
+            elif membership.user_id == actor.user_id:
+                # the page is drawn for the role they have now (it offered an admin's
+                # controls, each of which then answered 403)
+                actor = actor_for_membership(membership)
+                message = f"You are now {membership.role}" + (
+                    ": only admins add and remove members." if not actor.is_admin else "."
+                )
             else:
                 message = f"{membership.user.email} is now {membership.role}."
         elif action == "remove":

@@ -404,7 +404,8 @@ def test_the_members_page_lists_the_invited_with_their_role(bcorp):
     assert '<option value="admin" selected>' in row
     assert "New join link" in row and "New invitation link" not in row
     assert "Withdraw the invitation of ada@acorp.example?" in row
-    assert "1 member." in bcorp.get("/settings/").content.decode()  # the invited is not one
+    # the invited is not one, but is said
+    assert "1 member · 1 invited, not joined yet." in bcorp.get("/settings/").content.decode()
     # adding them again says they are invited, not a member
     again = add_member(bcorp, "ada@acorp.example")
     assert again.status_code == 409 and "invited already" in again.content.decode()

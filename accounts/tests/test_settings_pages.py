@@ -216,6 +216,44 @@ def test_last_admin_cannot_be_removed_or_demoted(org, admin, admin_client, membe
     assert Membership.objects.get(pk=admin.pk).role == "admin"
 
 
+def test_an_admin_added_by_address_counts_as_one_only_once_they_choose_a_password(
+    org, admin, admin_client
+):
+    """The only admin who had joined added a new address as admin, then demoted (or
+    removed) themselves: the organization was left to someone who had not come yet, with a
+    link of three days, and no one could act for it (billing, keys, members)."""
+    admin_client.post(
+        "/settings/members/", {"action": "add", "email": "cto@example.com", "role": "admin"}
+    )
+    invited = Membership.objects.get(user__email="cto@example.com")
+    page = admin_client.get("/settings/members/").content.decode()
+    assert "last admin" in page  # the admin's own row: the invited one does not count
+    for data in (
+        {"action": "role", "membership": admin.pk, "role": "member"},
+        {"action": "remove", "membership": admin.pk},
+    ):
+        response = admin_client.post("/settings/members/", data)
+        assert response.status_code == 400, data
+        assert "at least one admin" in response.content.decode()
+    assert Membership.objects.get(pk=admin.pk).role == "admin"
+    # the overview counts who is in, and says who is invited
+    overview = admin_client.get("/settings/").content.decode()
+    assert "1 member · 1 invited, not joined yet." in overview
+    # once they have chosen a password they count, and the first admin may step down
+    invited.user.set_password("a-new-password-1")
+    invited.user.save()
+    assert "2 members." in admin_client.get("/settings/").content.decode()
+    response = admin_client.post(
+        "/settings/members/", {"action": "role", "membership": admin.pk, "role": "member"}
+    )
+    assert response.status_code == 200
+    page = response.content.decode()
+    # drawn for the role they have now: no admin's controls, each of which answered 403
+    assert "You are now member: only admins add and remove members." in page
+    assert 'value="remove"' not in page and "Add member" not in page
+    assert Membership.objects.get(pk=admin.pk).role == "member"
+
+
 def test_admin_promotes_then_the_old_admin_may_leave(org, admin, admin_client, member):
     response = admin_client.post(
         "/settings/members/", {"action": "role", "membership": member.pk, "role": "admin"}
