@@ -49,6 +49,10 @@ class AiCredits(models.Model):
     )
     remaining = models.PositiveIntegerField()
     resets_at = models.DateTimeField()
+    # the most this month's plans have given (the refill's amount, raised by an upgrade): a
+    # plan change gives only what its amount is past it, so pausing and resuming, or a
+    # cancel and a new subscription, give nothing twice
+    granted = models.PositiveIntegerField(default=0)
 
     class Meta:
         verbose_name_plural = "AI credits"

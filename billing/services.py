@@ -5,8 +5,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Value
-from django.db.models.functions import Least
+from django.db.models import F
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -66,13 +65,16 @@ def _credits_row(organization: Organization, plan: str) -> AiCredits:
         try:
             with transaction.atomic():
                 return AiCredits.objects.create(
-                    organization=organization, remaining=amount, resets_at=next_month_start(now)
+                    organization=organization,
+                    remaining=amount,
+                    granted=amount,
+                    resets_at=next_month_start(now),
                 )
         except IntegrityError:  # created concurrently
             row = AiCredits.objects.get(organization=organization)
     if row.resets_at <= now:
         AiCredits.objects.filter(pk=row.pk, resets_at__lte=now).update(
-            remaining=amount, resets_at=next_month_start(now)
+            remaining=amount, granted=amount, resets_at=next_month_start(now)
         )
         row.refresh_from_db()
     return row
@@ -98,16 +100,16 @@ def ai_credits_spend(*, organization: Organization, amount: int = 1) -> int:
     return AiCredits.objects.values_list("remaining", flat=True).get(pk=row.pk)
 
 
-def _credits_follow_plan(organization: Organization, old_plan: str, new_plan: str) -> None:
-    """An upgrade adds the difference of the monthly amounts at once, never past the new
-    plan's amount (so pausing and resuming mints nothing); a downgrade waits for the next
-    refill."""
+def _credits_follow_plan(organization: Organization, new_plan: str) -> None:
+    """An upgrade adds at once what the new plan's monthly amount is past what this month
+    has given (free -> team: +950); a downgrade keeps the balance until the next refill.
+    What was given is remembered (`granted`), so nothing is given twice in a month: pausing
+    and resuming had refilled what was spent, and a balance carried over from a bigger plan
+    was cut to the new plan's amount by subscribing to it (10,000 -> 1,000)."""
     amount = plan_limits(plan=new_plan)["ai_credits"]
-    gain = amount - plan_limits(plan=old_plan)["ai_credits"]
-    if gain > 0:
-        AiCredits.objects.filter(organization=organization).update(
-            remaining=Least(F("remaining") + gain, Value(amount))
-        )
+    AiCredits.objects.filter(organization=organization, granted__lt=amount).update(
+        remaining=F("remaining") + amount - F("granted"), granted=amount
+    )
 
 
 # --- subscription ---------------------------------------------------------------------------
@@ -139,7 +141,6 @@ def subscription_set(
     now = timezone.now()
     period_end = period_end_from(now, cycle)
     current = Subscription.objects.select_for_update().filter(organization=organization).first()
-    old_plan = plan_of(current)
     subscription, _ = Subscription.objects.update_or_create(
         organization=organization,
         defaults={
@@ -164,7 +165,7 @@ def subscription_set(
             "updated_at": now,
         },
     )
-    _credits_follow_plan(organization, old_plan, plan_of(subscription))
+    _credits_follow_plan(organization, plan_of(subscription))
     return subscription
 
 
@@ -362,7 +363,6 @@ def webhook_apply(payload: dict) -> str:
             plan = _plan_from(entity, subscription)
             if plan is None:
                 raise WebhookRejected(422, "The event's plan is unknown.")
-            old_plan = plan_of(subscription)
             fields = {
                 "status": status,
                 "plan": plan,
@@ -376,7 +376,7 @@ def webhook_apply(payload: dict) -> str:
             subscription, _ = Subscription.objects.update_or_create(
                 organization=organization, defaults=fields
             )
-            _credits_follow_plan(organization, old_plan, plan_of(subscription))
+            _credits_follow_plan(organization, plan_of(subscription))
             outcome = "applied"
     event.organization, event.outcome = organization, outcome
     event.save(update_fields=["organization", "outcome"])

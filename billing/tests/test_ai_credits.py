@@ -165,12 +165,37 @@ def test_a_downgrade_keeps_the_balance_until_the_next_refill(api, org):
 
 
 def test_pausing_and_resuming_does_not_mint_credits(api, org):
+    """A resume counted as an upgrade from free: what had been spent came back (995 ->
+    1,000; on business, 9,999 credits a pause and a resume)."""
     subscribe(org, plan="team", status="active")
     assert credits(api)["remaining"] == 1000
+    ai_credits_spend(organization=org, amount=5)
     for _ in range(3):
         subscribe(org, plan="team", status="paused")
+        assert credits(api)["remaining"] == 995
         subscribe(org, plan="team", status="active")
-    assert credits(api)["remaining"] <= 1000
+        assert credits(api)["remaining"] == 995
+
+
+def test_subscribing_again_keeps_a_balance_carried_over_from_a_bigger_plan(api, org):
+    """Subscribing to team after a canceled business subscription cut the 10,000 credits
+    carried over to team's 1,000: paying for a plan took 9,000 away."""
+    subscribe(org, plan="business")
+    ai_credits_spend(organization=org, amount=1)
+    subscribe(org, plan="business", status="canceled")
+    assert credits(api)["remaining"] == 9999
+    subscribe(org, plan="team", status="active")
+    assert credits(api)["remaining"] == 9999
+    subscribe(org, plan="business", status="active")  # given this month already
+    assert credits(api)["remaining"] == 9999
+    # the next month gives the plan in force's amount, and an upgrade then the difference
+    AiCredits.objects.filter(organization=org).update(
+        resets_at=timezone.now() - timedelta(seconds=1)
+    )
+    subscribe(org, plan="team", status="active")
+    assert credits(api)["remaining"] == 1000
+    subscribe(org, plan="business", status="active")
+    assert credits(api)["remaining"] == 10000
 
 
 # --- parallel spends (PostgreSQL) ---------------------------------------------------------------
