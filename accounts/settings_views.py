@@ -403,6 +403,20 @@ def _cycle_switch(subscription) -> dict | None:
     a prorated charge at once."""
     if subscription is None:
         return None
+    if subscription.status == "paused":  # nothing is charged while it is paused
+        to, now = (
+            ("monthly", "annually")
+            if subscription.billing_cycle == "annual"
+            else ("annual", "monthly")
+        )
+        billed = "monthly" if to == "monthly" else "annually"
+        return {
+            "now": now,
+            "to": to,
+            "question": f"Bill the {subscription.plan} subscription {billed} once it resumes? "
+            "It is paused: nothing is charged now, and its billing from when it resumes is by "
+            "the new cycle.",
+        }
     if subscription.billing_cycle == "annual":
         return {
             "now": "annually",

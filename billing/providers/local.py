@@ -42,7 +42,11 @@ class LocalProvider:
         return f"{base_url.rstrip('/')}/billing/portal/{portal_token(organization.pk)}/"
 
     def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
-        """As Paddle does with prorated_immediately: the new cycle's period starts now."""
+        """As Paddle does with prorated_immediately: the new cycle's period starts now. A
+        paused subscription (Paddle takes only do_not_bill for one) keeps its period: the
+        new cycle is billed from when it resumes."""
+        if subscription.status == Subscription.STATUS_PAUSED:
+            return {"billing_cycle": cycle}
         period_end = period_end_from(timezone.now(), cycle)
         fields = {"billing_cycle": cycle, "current_period_end": period_end}
         if subscription.next_billed_at is not None:  # a paused one stays without a next bill

@@ -114,7 +114,14 @@ class PaddleProvider:
             f"/subscriptions/{subscription_id}",
             {
                 "items": [{"price_id": price, "quantity": 1}],
-                "proration_billing_mode": "prorated_immediately",
+                # a paused subscription takes no other (Paddle's 400
+                # subscription_incorrect_proration_on_paused_subscription): nothing is
+                # charged now, the new cycle is billed from when it resumes
+                "proration_billing_mode": (
+                    "do_not_bill"
+                    if subscription.status == Subscription.STATUS_PAUSED
+                    else "prorated_immediately"
+                ),
             },
         )
         fields = paddle_fields(data)

@@ -126,6 +126,23 @@ def test_switch_cycle_returns_the_updated_subscription(factory, org):
     assert client.get("/v1/billing/subscription").json() == body
 
 
+def test_a_paused_subscriptions_cycle_switches_without_starting_a_period(factory, org):
+    """Nothing is billed while it is paused: the new cycle applies from when it resumes (a
+    new annual period had started, for a plan not in force)."""
+    subscribe(org, cycle="monthly", status="paused")
+    before = subscription_state(org)
+    client = billing_admin(factory, org)
+    response = post(client, SWITCH, {"billingCycle": "annual"})
+    assert response.status_code == 200
+    assert response.json()["billingCycle"] == "annual" and response.json()["status"] == "paused"
+    after = subscription_state(org)
+    assert after["current_period_end"] == before["current_period_end"]
+    assert after["next_billed_at"] is None
+    # the page asks without speaking of a charge now
+    page = factory.member_client(factory.member(org, role="admin")).get("/settings/billing/")
+    assert "It is paused: nothing is charged now" in page.content.decode()
+
+
 def test_switch_cycle_to_the_same_cycle_is_200_and_changes_nothing(factory, org):
     subscribe(org, cycle="annual")
     before = subscription_state(org)

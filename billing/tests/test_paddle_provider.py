@@ -261,7 +261,21 @@ def test_switch_cycle_updates_the_subscription_at_paddle_and_takes_its_answer(
     assert request["path"] == f"/subscriptions/{SUB}"
     assert request["headers"]["authorization"] == "Bearer pdl_test_key"
     assert request["body"]["items"] == [{"price_id": "pri_team_a", "quantity": 1}]
+    assert request["body"]["proration_billing_mode"] == "prorated_immediately"
     assert manager.get("/v1/billing/subscription").json() == body
+
+
+def test_a_paused_subscriptions_cycle_is_switched_without_a_charge(
+    paddle, paddle_subscription, manager, org
+):
+    """Paddle takes only do_not_bill for a paused subscription (400
+    subscription_incorrect_proration_on_paused_subscription): the switch was a 503 with
+    Paddle, and the page asked to charge a price for a plan not in force."""
+    Subscription.objects.filter(organization=org).update(status="paused")
+    response = post(manager, SWITCH, {"billingCycle": "annual"})
+    assert response.status_code == 200, response.content
+    [request] = paddle.requests
+    assert request["body"]["proration_billing_mode"] == "do_not_bill"
 
 
 def test_switch_cycle_to_the_same_cycle_does_not_call_paddle(
