@@ -405,3 +405,35 @@ def test_a_reply_that_lists_things_shows_a_list(open_page):
     expect(page.locator(".chat-user .chat-text").nth(1)).to_have_text(
         "who owns Fraud Check - and Mailer?"
     )
+
+
+def test_showing_a_replys_other_chips_moves_focus_to_the_first_of_them(
+    browser, shop, factory
+):
+    """"+N more" went away when pressed and focus fell to the page's body: the next Tab
+    started again at the top of the page, and a screen reader said nothing."""
+    client = factory.member_client(
+        factory.member(shop["org"], email="more@example.com"), enforce_csrf=False
+    )
+    project = new_project(client, "Many")
+    for index in range(9):
+        new_service(client, project, {"name": f"Worker {index}", "owner": "comms"})
+    context = browser.new_context(viewport=LAPTOP)
+    context.add_cookies([{"name": "__session", "value": shop["session"], "url": shop["url"]}])
+    page = context.new_page()
+    page.goto(f"{shop['url']}/projects/{project}/")
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    ask(page, "what does comms own?", 1)
+    reply = page.locator(".chat-assistant").last
+    more = reply.locator(".chip.more")
+    expect(more).to_be_visible()
+    hidden = reply.locator(".chip[hidden]").count()
+    assert hidden > 0
+    more.focus()
+    page.keyboard.press("Enter")
+    expect(more).to_have_count(0)
+    chips = reply.locator(".chip")
+    expect(chips.nth(chips.count() - hidden)).to_be_focused()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.tagName") != "BODY"
+    context.close()

@@ -452,6 +452,21 @@ def test_the_settings_tabs_are_one_row_on_a_phone_showing_the_pages_own(
     row.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
     expect(row).to_have_attribute("data-more-before", "")
     assert row.evaluate(faded) == [True, False]
+    # each tab reached with the keyboard comes clear of the fades, both ways
+    clear = (
+        "e => { const r = e.parentNode.getBoundingClientRect(), b = e.getBoundingClientRect();"
+        " return b.left >= r.left + 40 - 1 || e.parentNode.scrollLeft < 1"
+        " ? (b.right <= r.right - 40 + 1 || e.parentNode.scrollLeft >="
+        " e.parentNode.scrollWidth - e.parentNode.clientWidth - 1) : false; }"
+    )
+    for name in ("Overview", "Members", "API keys", "Billing", "Your account"):
+        tab = row.get_by_role("link", name=name, exact=True)
+        tab.focus()
+        assert tab.evaluate(clear), name
+    for name in ("Billing", "API keys", "Members", "Overview"):
+        tab = row.get_by_role("link", name=name, exact=True)
+        tab.focus()
+        assert tab.evaluate(clear), name
     assert page.evaluate(PAGE_WIDTH)[0] <= PHONE["width"]
     context.close()
 

@@ -159,7 +159,11 @@
       more.className = "chip more";
       more.textContent = "+" + (references.length - shown) + " more";
       more.addEventListener("click", function () {
-        item.querySelectorAll(".chip[hidden]").forEach(function (chip) { chip.hidden = false; });
+        var revealed = item.querySelectorAll(".chip[hidden]");
+        revealed.forEach(function (chip) { chip.hidden = false; });
+        // the button goes: focus goes on to the first chip it showed (it fell to the page's
+        // body, and the next Tab started again at the top of the page)
+        if (revealed.length) revealed[0].focus();
         more.remove();
       });
       item.appendChild(more);

@@ -51,6 +51,12 @@
       row.toggleAttribute("data-more-after", row.scrollLeft < end - 1);
     };
     edges();
+    // a tab reached by Tab comes clear of the fade (it stayed under it, cut at "You")
+    row.addEventListener("focusin", function (event) {
+      var box = event.target.getBoundingClientRect(), frame = row.getBoundingClientRect();
+      if (box.right > frame.right - 40) row.scrollLeft += box.right - frame.right + 48;
+      else if (box.left < frame.left + 40) row.scrollLeft -= frame.left - box.left + 48;
+    });
     row.addEventListener("scroll", edges, { passive: true });
     window.addEventListener("resize", edges);
   }
