@@ -407,10 +407,8 @@ def test_a_reply_that_lists_things_shows_a_list(open_page):
     )
 
 
-def test_showing_a_replys_other_chips_moves_focus_to_the_first_of_them(
-    browser, shop, factory
-):
-    """"+N more" went away when pressed and focus fell to the page's body: the next Tab
+def test_showing_a_replys_other_chips_moves_focus_to_the_first_of_them(browser, shop, factory):
+    """ "+N more" went away when pressed and focus fell to the page's body: the next Tab
     started again at the top of the page, and a screen reader said nothing."""
     client = factory.member_client(
         factory.member(shop["org"], email="more@example.com"), enforce_csrf=False
