@@ -82,6 +82,21 @@ def test_find_narrows_both_tables_and_enter_shows_the_first_match(page_of_big):
     expect(topics.get_by_role("button")).to_have_text(["jobs.060"])
     expect(count).to_have_text("3 services, 1 topic")
     expect(page.locator('[data-more="services"]')).to_be_hidden()
+    # typed key by key, the count is said once, when typing pauses (a screen reader heard
+    # a count at every key: 13 for "orders.placed")
+    said = page.locator("[data-find-said]")
+    expect(said).to_have_text("3 services, 1 topic")
+    assert count.get_attribute("aria-live") is None
+    page.evaluate(
+        """() => { const said = document.querySelector('[data-find-said]');
+        window.saidTexts = [];
+        new MutationObserver(() => window.saidTexts.push(said.textContent))
+          .observe(said, {childList: true, characterData: true, subtree: true}); }"""
+    )
+    find.fill("")
+    find.press_sequentially("team-0", delay=60)
+    expect(said).to_have_text("33 services, 0 topics")
+    assert page.evaluate("window.saidTexts") == ["33 services, 0 topics"]
     # every word must be there, anywhere in the row: an owner, part of a name (or of a
     # topic: Worker 025 consumes jobs.012), beyond the first 100 rows too
     find.fill("team-1 worker 12")

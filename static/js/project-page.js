@@ -248,6 +248,10 @@
   var finder = lists.querySelector("[data-table-find]");
   var findInput = finder.querySelector("input");
   var findCount = finder.querySelector("[data-find-count]");
+  // the count is said once typing pauses (it was said at every key: 13 counts for
+  // "orders.placed")
+  var findSaid = finder.querySelector("[data-find-said]");
+  var FIND_SAY_MS = 700;
   var mores = { services: lists.querySelector('[data-more="services"]'), topics: lists.querySelector('[data-more="topics"]') };
   var showAll = { services: false, topics: false };
   // the rows the page was served with: all of them, or the first TABLE_ROWS of `total`
@@ -503,6 +507,10 @@
       : readFailed
         ? "Only the first rows could be searched: the rest could not be read. Show all lists them."
         : "Reading every service and topic\u2026";
+    clearTimeout(listTables.saying);
+    listTables.saying = setTimeout(function () {
+      if (findSaid.textContent !== findCount.textContent) findSaid.textContent = findCount.textContent;
+    }, FIND_SAY_MS);
   }
   var listedAt = servedAt;  // the moment of the rows the tables list
   function fillTables(model, at) {
