@@ -1,5 +1,6 @@
 """The `__session` cookie: log-in, sign-up, CSRF on writes, idle expiry, log-out."""
 
+import re
 from datetime import timedelta
 
 import jwt
@@ -47,7 +48,16 @@ def test_wrong_password_is_refused_without_saying_which_part(factory, org):
     assert "__session" not in response.cookies
     assert "do not match" in response.content.decode()
     response = login(client, "nobody@example.com")
-    assert "do not match" in response.content.decode()
+    page = response.content.decode()
+    assert "do not match" in page
+    # the password box, where the cursor is put back, is said to be wrong and says why (a
+    # screen reader heard "Password, edit" alone: the alert was in the page as it loaded)
+    password = re.search(r'<input id="id_password"[^>]*>', page).group(0)
+    assert "autofocus" in password and 'aria-invalid="true"' in password
+    assert 'aria-describedby="form-errors"' in password
+    assert re.search(
+        r'<div class="alert" role="alert" id="form-errors"[^>]*>\s*<p>That e-mail', page
+    )
 
 
 def test_login_post_without_csrf_is_403(factory, org):
