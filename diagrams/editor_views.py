@@ -4,7 +4,7 @@ serializers) and the same services as /v1, so the rules and the snapshots are th
 
 import re
 from itertools import zip_longest
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
@@ -694,24 +694,28 @@ def service_remove(request, project_id: str, slug: str):
     try:
         project = project_get(actor=actor, project_id=project_id)
         snapshot = service_at(project=project, slug=slug)
+        # where the editor would have led: the project page the member came from, else
+        # the list (a delete begun from the project page ended on the list)
+        back = _return_to(request, project)
         if request.method == "POST":
             service_delete(actor=actor, project_id=project.id, slug=slug)
             messages.success(request, f"Service “{snapshot.name}” deleted.")
-            return redirect(_services_url(project.id))
+            return redirect(back)
     except ServiceNotFound:
         return _service_gone(request, project, slug)
     except ApiError:
         return _not_found(request)
-    # Cancel goes back where the member came from: the service's editor or the list
-    cancel_url = (
-        f"/projects/{project.id}/services/{snapshot.slug}/edit/"
-        if request.GET.get("from") == "edit"
-        else _services_url(project.id)
-    )
+    # Cancel goes back where the member came from: the service's editor (still knowing
+    # where it leads) or the list
+    cancel_url = back
+    if request.GET.get("from") == "edit":
+        cancel_url = f"/projects/{project.id}/services/{snapshot.slug}/edit/"
+        if back != _services_url(project.id):
+            cancel_url += f"?next={quote(back, safe='/')}"
     return render(
         request,
         "editor/service_delete.html",
-        {"project": project, "snapshot": snapshot, "cancel_url": cancel_url},
+        {"project": project, "snapshot": snapshot, "cancel_url": cancel_url, "back": back},
     )
 
 

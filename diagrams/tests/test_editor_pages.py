@@ -899,3 +899,33 @@ def test_the_project_nav_says_which_page_is_open(browser, project, path, current
     marked = re.findall(r'aria-current="page">([^<]+)</a>', nav)
     assert marked == [current or "Add a service"]
     assert '<nav aria-label="Main">' in html  # the header's links, named
+
+
+def test_adding_or_deleting_from_the_project_page_leads_back_to_it(browser, api, project):
+    """The header's "Add a service" said nowhere to go back to, and a delete begun from the
+    editor of a project page's Edit ended on the Services list; the delete page's Cancel
+    forgot where the editor led."""
+    new_service(api, project, {"name": "Checkout"})
+    view = f"/projects/{project}/?focus=service--checkout&depth=2"
+    page = browser.get(view).content.decode()
+    escaped = view.replace("&", "&amp;")
+    quoted = f"/projects/{project}/%3Ffocus%3Dservice--checkout%26depth%3D2"
+    assert f'<a href="/projects/{project}/services/new/?next={quoted}" data-add-service>' in page
+    new = f"/projects/{project}/services/new/"
+    html = browser.get(new, {"next": view}).content.decode()
+    assert f'<a href="{escaped}" class="button secondary">Cancel</a>' in html
+    response = browser.post(new, {**form_data(name="Billing"), "next": view})
+    assert response.status_code == 302 and response["Location"] == view
+    # the editor's delete link carries where it leads; so do the delete page's two ways out
+    editor = browser.get(f"/projects/{project}/services/checkout/edit/", {"next": view})
+    link = re.search(r'href="([^"]*/delete/[^"]*)"', editor.content.decode()).group(1)
+    delete = browser.get(link.replace("&amp;", "&"))
+    html = delete.content.decode()
+    cancel = re.search(r'<a href="([^"]*)" class="button secondary">Cancel', html).group(1)
+    assert cancel.replace("&amp;", "&") == (
+        f"/projects/{project}/services/checkout/edit/?next={quoted}"
+    )
+    assert f'name="next" value="{escaped}"' in html
+    response = browser.post(f"/projects/{project}/services/checkout/delete/", {"next": view})
+    assert response.status_code == 302 and response["Location"] == view
+    assert api.get(f"/v1/projects/{project}/services/checkout").status_code == 404

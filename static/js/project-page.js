@@ -247,6 +247,14 @@
   var NOUNS = { services: "service", topics: "topic" };
   var finder = lists.querySelector("[data-table-find]");
   var findInput = finder.querySelector("input");
+  // "Add a service" leads back to the view as it is when followed (focus, depth, moment)
+  var addService = document.querySelector("[data-add-service]");
+  if (addService) {
+    addService.addEventListener("click", function () {
+      addService.href = addService.pathname + "?next=" +
+        encodeURIComponent(window.location.pathname + window.location.search);
+    });
+  }
   var findCount = finder.querySelector("[data-find-count]");
   // the count is said once typing pauses (it was said at every key: 13 counts for
   // "orders.placed")
