@@ -84,6 +84,16 @@ def test_a_refused_project_name_puts_the_cursor_on_it(browser, shop):
     expect(page.locator(":focus")).to_have_accessible_description(
         "Must contain a visible character, not only spaces or invisible ones."
     )
+    # a name too short is said by the page, as every other refusal is, not by a bubble
+    # of the browser's that a screen reader may never hear (Enter sent nothing)
+    page.get_by_label("Name", exact=True).fill("ab")
+    page.get_by_label("Name", exact=True).press("Enter")
+    page.wait_for_load_state("load")
+    assert page.evaluate(FOCUSED) == "id_name"
+    expect(page.locator(":focus")).to_have_accessible_description(
+        "A project's name has 3 to 60 characters."
+    )
+    expect(page.locator(":focus")).to_have_attribute("aria-invalid", "true")
     context.close()
 
 
