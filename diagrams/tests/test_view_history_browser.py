@@ -355,6 +355,12 @@ def test_the_keyboard_down_the_show_menu_adds_one_entry(browser, demo):
     context, page, errors = member_page(browser, demo)
     opened = entries(page)
     menu = page.locator("[data-group-filter]")
+    # and the graph is drawn once, where the keys rest: it was drawn (and the view said
+    # aloud) at every option passed
+    drawn = []
+    page.on(
+        "request", lambda request: drawn.append(request.url) if "/graph" in request.url else None
+    )
     menu.focus()
     for _ in range(4):
         page.keyboard.press("ArrowDown")
@@ -362,6 +368,10 @@ def test_the_keyboard_down_the_show_menu_adds_one_entry(browser, demo):
     expect(page).to_have_url(re.compile(f"focus={re.escape(chosen)}"))
     settled(page)
     assert entries(page) == opened + 1
+    assert len(drawn) == 1 and f"filteredIds={chosen}&" in drawn[0], drawn
+    expect(page.locator("[data-focus-name]")).to_have_text(
+        menu.locator("option:checked").get_attribute("data-name")
+    )
     page.go_back()
     expect(page.locator("[data-focus-name]")).to_have_text("whole project")
     assert errors == []

@@ -5,11 +5,27 @@
 window.ArchsvcFocusMenu = function (select) {
   "use strict";
   var KINDS = { service: "service", messaging: "topic" };
-  select.addEventListener("change", function () {
+  // Arrow keys on the closed menu choose each option they pass: the graph is focused once
+  // they rest (it was redrawn, and the view said aloud, at every option passed: some 22
+  // for the last option of the demo's menu). A choice by pointer, or Enter, is at once.
+  var KEY_SETTLE_MS = 450, keyed = 0, pending = null;
+  function choose() {
+    pending = null;
     // the option says its kind too, "payments (flow)": a category and a flow may share a name
     var id = select.value;
     var name = id ? select.selectedOptions[0].getAttribute("data-name") : "";
     document.dispatchEvent(new CustomEvent("archsvc:focus", { detail: { id: id, name: name, clear: !id } }));
+  }
+  select.addEventListener("keydown", function (event) {
+    keyed = /^(Arrow|Page|Home|End)/.test(event.key) || event.key.length === 1 ? Date.now() : 0;
+  });
+  select.addEventListener("change", function () {
+    clearTimeout(pending);
+    if (Date.now() - keyed < 200) pending = setTimeout(choose, KEY_SETTLE_MS);
+    else choose();
+  });
+  select.addEventListener("blur", function () {  // leaving the menu chooses what it shows
+    if (pending) { clearTimeout(pending); choose(); }
   });
   return {
     // `state`: what the graph shows (archsvc:shown's detail: focus, name)
