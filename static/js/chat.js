@@ -227,7 +227,8 @@
     if (pending) return;  // however it was sent: Enter, the button, requestSubmit()
     var message = input.value.trim();
     if (!message) {
-      // spaces alone pass the box's "required": said beside it rather than nothing at all
+      // said beside the box (the form is novalidate: an empty box got the browser's own
+      // bubble, which stayed over the next answer, and spaces alone got nothing at all)
       length.textContent = "Type a question first.";
       length.classList.add("is-empty");
       input.focus();
