@@ -324,6 +324,11 @@ def test_key_is_shown_once_and_authenticates_until_revoked(org, admin_client):
     body = response.content.decode()
     token = _token_in(body)
     assert token and "will not be shown again" in body
+    # the box the cursor is put in says what happened (a screen reader heard the name alone)
+    assert '<label for="new-key-token">Key “ci” created</label>' in body
+    # the form's hints are tied to their fields
+    assert 'aria-describedby="expires-hint"' in body and 'id="expires-hint"' in body
+    assert 'aria-describedby="permissions-hint"' in body and 'id="permissions-hint"' in body
     key = ApiKey.objects.get(organization=org, name="ci")
     assert key.permissions == ["projects:manage"] and key.expires_at is not None
 
