@@ -422,6 +422,10 @@ def test_admin_switches_cycle_and_opens_portal(org, admin_client):
     # the period's end and the next bill on one day are said once ("period ends 2026-12-29 ·
     # next bill 2026-12-29" read as two events)
     facts = page[page.index('<dl class="settings-facts">') : page.index("</dl>")]
+    # a date is not broken at its hyphens on a phone ("2026-" / "12-01")
+    assert f'<span class="nowrap">{subscription.next_billed_at:%Y-%m-%d}</span>' in facts
+    assert re.search(r'resets <span class="nowrap">\d{4}-\d\d-\d\d \d\d:\d\d UTC</span>', facts)
+    facts = re.sub(r"<[^>]+>", "", facts)
     assert f"renews {subscription.next_billed_at:%Y-%m-%d}, billed then" in facts
     assert "next bill" not in facts and "period ends" not in facts
     assert "Switch to monthly billing" in page and "Switch to annual billing" not in page
