@@ -37,6 +37,7 @@ def shop(live_server, factory):
     factory.key(org, "deploy-pipeline")
     return {
         "url": live_server.url,
+        "org": org,
         "project": project,
         "session": session_start(membership=membership),
     }
@@ -147,6 +148,49 @@ def test_revoking_a_key_asks_first(browser, shop):
     revoke.click()
     expect(page.get_by_role("status")).to_contain_text("is revoked")
     assert not ApiKey.objects.filter(name="deploy-pipeline", revoked_at__isnull=True).exists()
+    context.close()
+
+
+def test_making_an_admin_or_stepping_down_asks_first(browser, shop, factory):
+    """A role changed on one click: a member made admin (members, keys, billing), or the
+    admin's own role lowered, which they could not undo. Other changes are not asked."""
+    from accounts.models import Membership
+
+    bob = factory.member(shop["org"], email="bob@example.com")
+    factory.member(shop["org"], email="cy@example.com", role="admin")
+    context, page = member_page(browser, shop)
+    page.goto(shop["url"] + "/settings/members/")
+    questions = []
+
+    def answer(dialog):
+        questions.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", answer)
+    page.get_by_label("Role of bob@example.com", exact=True).select_option("admin")
+    page.get_by_role("button", name="Change the role of bob@example.com").click()
+    page.wait_for_timeout(300)
+    assert questions == [
+        "Make bob@example.com an admin? They can then add and remove members, make API keys "
+        "and manage billing."
+    ]
+    assert Membership.objects.get(pk=bob.pk).role == "member"
+    page.get_by_label("Role of ada@example.com", exact=True).select_option("member")
+    page.get_by_role("button", name="Change the role of ada@example.com").click()
+    page.wait_for_timeout(300)
+    assert questions[1].startswith("Make yourself a member?")
+    assert Membership.objects.get(user__email="ada@example.com").role == "admin"
+    # leaving is said as leaving
+    page.get_by_role("button", name="Remove ada@example.com").click()
+    page.wait_for_timeout(300)
+    assert questions[2] == (
+        "Leave Acme? You are logged out at once, and only an admin can add you again."
+    )
+    # lowering someone else's role is not asked
+    page.get_by_label("Role of cy@example.com", exact=True).select_option("member")
+    page.get_by_role("button", name="Change the role of cy@example.com").click()
+    expect(page.get_by_role("status")).to_contain_text("cy@example.com is now member.")
+    assert len(questions) == 3
     context.close()
 
 

@@ -62,6 +62,12 @@
   }
   document.addEventListener("submit", function (event) {
     var question = event.target.getAttribute && event.target.getAttribute("data-confirm");
+    // asked only for one choice of the form's (`data-confirm-when="role=admin"`)
+    var when = question && event.target.getAttribute("data-confirm-when");
+    if (when) {
+      var field = event.target.elements[when.split("=")[0]];
+      if (!field || field.value !== when.slice(when.indexOf("=") + 1)) question = null;
+    }
     if (question && !window.confirm(question)) event.preventDefault();
     // logging out forgets the conversations this tab kept (chat.js)
     var action = event.target.getAttribute && event.target.getAttribute("action");
