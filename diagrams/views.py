@@ -13,13 +13,14 @@ from django.utils.dateparse import parse_datetime
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.middleware import login_redirect, page_actor
 from archsvc.api.encoding import accepts_gzip, encoded_response
 from archsvc.api.errors import ApiError, rate_limited_json, wants_page
 from archsvc.api.params import iso
-from archsvc.api.ratelimit import client_ip, rate_limit_hit
+from archsvc.api.ratelimit import client_ip, rate_limit_hit, seconds_text
 from archsvc.api.views import not_found_page
 from billing.services import ai_credits_current
 from diagrams.api.graph_views import graph_query
@@ -114,6 +115,8 @@ def _private(response: HttpResponse, csp: str) -> HttpResponse:
     response["Content-Security-Policy"] = csp
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"  # the token is in the URL
+    # not for search engines: the pages say it in a meta tag, the bare SVG could not
+    response["X-Robots-Tag"] = "noindex"
     return response
 
 
@@ -126,7 +129,18 @@ def _refusal(
         # RateLimitError, as every 429 (CONTRACT 11); a browser's page says it in words
         response = rate_limited_json(refused.message, refused.retry_after or 1)
     elif page:
-        response = render(request, page, {"message": refused.message}, status=refused.status)
+        message = refused.message
+        if refused.status == 429:  # how long, as the member's pages say it
+            wait = seconds_text(refused.retry_after or 1)
+            message = f"{message.split(';')[0]}: try again in {wait}."
+        context = {
+            "message": message,
+            # a view the link cannot show (a past moment, a mistyped focus) is a way on to
+            # the whole project as it is now, not a dead end
+            "way_on": request.path if refused.status == 400 else None,
+            "status": refused.status,
+        }
+        response = render(request, page, context, status=refused.status)
     else:
         response = HttpResponse(
             refused.message, status=refused.status, content_type="text/plain; charset=utf-8"
@@ -354,6 +368,8 @@ def _asked_moment(text: str):
         return False
 
 
+# read-only: a POST is 405 (it was the CSRF check's 403 "This form expired")
+@csrf_exempt
 @require_safe
 def share_page(request, token: str):
     """The shared project's graph as it is now, pannable and zoomable, with focus and depth."""
@@ -367,6 +383,7 @@ def share_page(request, token: str):
     )
 
 
+@csrf_exempt
 @require_safe
 @xframe_options_exempt
 def share_embed(request, token: str):
@@ -376,6 +393,7 @@ def share_embed(request, token: str):
     )
 
 
+@csrf_exempt
 @require_safe
 def share_svg(request, token: str):
     """The bare SVG as it is now, with the same focus and depth parameters as the API."""
@@ -430,7 +448,7 @@ def project_share_settings(request, project_id: str):
         links["snippet"] = (
             f'<iframe src="{links["embed"]}" width="100%" height="520" '
             f'style="border:1px solid #dde1e8;border-radius:8px" '
-            f'loading="lazy" title="{escape(project.name)}"></iframe>'
+            f'loading="lazy" allow="fullscreen" title="{escape(project.name)}"></iframe>'
         )
     return render(
         request,

@@ -119,6 +119,10 @@ def test_embed_in_another_origin_then_404_after_the_token_is_replaced(
     frame.locator("g.node").first.wait_for()
     assert frame.locator("g.node").count() == 5
     assert frame.locator("a.open-full").get_attribute("target") == "_blank"
+    # a host that does not allow full screen gets no Full screen button (a dead one showed:
+    # the button's display overrode its `hidden`)
+    expect(frame.locator("[data-zoom=fit]")).to_be_visible()
+    expect(frame.locator("[data-fullscreen]")).to_be_hidden()
     new_token = shared["rotate"]()
     page.reload()
     frame = page.frame_locator("iframe")

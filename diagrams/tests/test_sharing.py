@@ -97,6 +97,13 @@ def test_the_share_page_shows_the_graph_and_nothing_else(manager, project):
     assert response["X-Content-Type-Options"] == "nosniff"
     assert response["Cache-Control"] == "no-store"
     assert response["Referrer-Policy"] == "no-referrer"
+    # nor for search engines, the bare SVG included (the pages said it in a meta tag only)
+    for path in ("", "embed/", "graph.svg"):
+        assert Client().get(f"/share/{token}/{path}")["X-Robots-Tag"] == "noindex"
+    # read-only: a form posted to it is not allowed, not an expired form (403)
+    for path in ("", "embed/", "graph.svg"):
+        response = Client(enforce_csrf_checks=True).post(f"/share/{token}/{path}")
+        assert response.status_code == 405 and response["Allow"] == "GET, HEAD"
 
 
 def test_the_embed_can_be_framed_by_any_site(manager, project):
@@ -106,6 +113,12 @@ def test_the_embed_can_be_framed_by_any_site(manager, project):
     assert "X-Frame-Options" not in response
     assert "frame-ancestors *" in response["Content-Security-Policy"]
     assert f"/share/{token}/" in response.content.decode()  # the "open full view" link
+    # which opens the view the embed shows (it opened the whole project)
+    focused = Client().get(f"/share/{token}/embed/?filteredIds=service--ledger&depth=2")
+    assert (
+        f'class="open-full" href="/share/{token}/?filteredIds=service--ledger&amp;depth=2"'
+        in focused.content.decode()
+    )
 
 
 def test_the_bare_svg_and_its_parameters(manager, project):
@@ -132,6 +145,11 @@ def test_past_states_are_not_shared(manager, project):
         assert response.status_code == 400
         assert b"as it is now" in response.content
         assert b"service--gateway" not in response.content
+        if not path.endswith(".svg"):  # a page is a way on to the view it can show
+            assert (
+                f'<a href="{path.format(token)}">See the whole project as it is now</a>'
+                in response.content.decode()
+            )
         now = Client().get(path.format(token))
         assert now.status_code == 200
         assert b"service--gateway" not in now.content and b"service--ledger" in now.content
@@ -204,6 +222,10 @@ def test_public_pages_are_rate_limited_per_ip(manager, project, settings):
     for path in ("", "embed/"):
         response = visitor.get(f"/share/{token}/{path}", **browser)
         assert response.status_code == 429 and response["Content-Type"].startswith("text/html")
+        # saying how long to wait, as the member's pages do ("retry later" said nothing)
+        wait = response["Retry-After"]
+        said = f"Too many requests: try again in {wait} second{'' if wait == '1' else 's'}."
+        assert said in response.content.decode()
 
 
 def test_a_token_reaches_no_api(manager, project):
@@ -223,6 +245,7 @@ def test_members_manage_sharing_on_a_page_with_an_embed_snippet(factory, org):
     html = page.content.decode()
     token = client.get(TOKEN.format(project)).json()["token"]
     assert f"/share/{token}/embed/" in html and "&lt;iframe" in html
+    assert "allow=&quot;fullscreen&quot;" in html  # its Full screen button works there
     # the snippet people paste holds the name escaped once (shown escaped again in the page)
     assert "Shop &amp;quot;quoted&amp;quot; &amp;lt;b&amp;gt;" in html
     # good news reads as good news, not in the error box
