@@ -643,7 +643,7 @@ def project_rendering(
             project=project, at=at, filtered_ids=filtered_ids, depth=depth
         )
         if kind == "svg":
-            return svg_document(graph, layout, **header)
+            return svg_document(graph, layout, **header, focused=bool(filtered_ids))
         width, height = svg_size(graph, layout, **header)
         return json_bytes(
             project_graph_json(

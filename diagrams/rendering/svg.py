@@ -219,7 +219,9 @@ def _links(graph: nx.DiGraph, layout: Layout, node_id: str, kind: str) -> str:
     return "".join(lines)
 
 
-def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) -> str:
+def svg_document(
+    graph: nx.DiGraph, layout: Layout, *, title: str, when: str, focused: bool = False
+) -> str:
     """The SVG of a laid-out graph, with a header (`title`, `when`) and a legend.
 
     For assistive technology it is a graphics document (WAI-ARIA Graphics) named with what
@@ -333,11 +335,9 @@ def svg_document(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) ->
         members.append(group)
     drawing.add(nodes)
     if not layout.nodes:
-        drawing.add(
-            drawing.text(
-                "Nothing to show yet.", insert=(MARGIN, HEADER_HEIGHT + 40), class_="empty"
-            )
-        )
+        # a focus that matches nothing is not an empty project (it read as one)
+        empty = "Nothing in the project matches this focus." if focused else "Nothing to show yet."
+        drawing.add(drawing.text(empty, insert=(MARGIN, HEADER_HEIGHT + 40), class_="empty"))
     # svgwrite's own tostring() without its utf-8 round trip (its comment: "just Python 3")
     return ElementTree.tostring(drawing.get_xml(), encoding="unicode")
 

@@ -602,6 +602,13 @@ def test_a_time_before_the_project_existed_says_so_in_the_header(api, project):
     assert any(t.text == "Nothing to show yet." for t in root.iter(f"{SVG}text"))
 
 
+def test_a_focus_that_matches_nothing_says_so_not_that_the_project_is_empty(api, project):
+    new_service(api, project, {"name": "Checkout"})
+    root = parse_svg(graph(api, project, "graph/svg", filteredIds="service--gone"))
+    empty = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "empty"]
+    assert empty == ["Nothing in the project matches this focus."]
+
+
 @pytest.mark.parametrize(
     "path, renders",
     [
