@@ -265,3 +265,14 @@ def test_members_manage_sharing_on_a_page_with_an_embed_snippet(factory, org):
     assert 'class="alert" role="alert"' in page.content.decode()
     assert client.get(TOKEN.format(project)).status_code == 404
     assert Client().get(f"/projects/{project}/share/").status_code == 302  # log in first
+
+
+def test_a_link_or_change_made_by_an_api_key_says_so(factory, org, manager, project):
+    """"Shared since … by manager." read as a person's name; so did the projects list's
+    "updated … by manager"."""
+    share(manager, project)
+    member = factory.member_client(factory.member(org, role="admin"), enforce_csrf=False)
+    page = member.get(f"/projects/{project}/share/").content.decode()
+    assert " UTC by manager (API key).</p>" in page
+    listing = member.get("/").content.decode()
+    assert " UTC by manager (API key)" in listing
