@@ -268,7 +268,7 @@ def test_members_manage_sharing_on_a_page_with_an_embed_snippet(factory, org):
 
 
 def test_a_link_or_change_made_by_an_api_key_says_so(factory, org, manager, project):
-    """"Shared since … by manager." read as a person's name; so did the projects list's
+    """ "Shared since … by manager." read as a person's name; so did the projects list's
     "updated … by manager"."""
     share(manager, project)
     member = factory.member_client(factory.member(org, role="admin"), enforce_csrf=False)
