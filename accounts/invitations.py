@@ -145,8 +145,10 @@ def invitation_accept(*, token: str, password: str) -> Membership:
     validate_password(password, user)
     user.set_password(password)
     user.save(update_fields=["password"])
+    # they join now ("Member since" was the day the admin typed their address)
+    membership.accepted_at = timezone.now()
     membership.invited_at = None
-    membership.save(update_fields=["invited_at"])
+    membership.save(update_fields=["accepted_at", "invited_at"])
     return membership
 
 

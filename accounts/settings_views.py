@@ -8,6 +8,7 @@ the same services as the API, so the same permission rules apply (CONTRACT 3):
 """
 
 import uuid
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib import messages
@@ -102,6 +103,14 @@ def _members_page(
     )
     # those who have joined: an invited admin may never come, so is no admin for this rule
     admin_count = sum(1 for m in memberships if m.role == Membership.ROLE_ADMIN and m.has_joined)
+    # until when a link not yet used works (a member was told "three days", and the list
+    # never said when they ended)
+    now = timezone.now()
+    for m in memberships:
+        m.link_until = None
+        if not m.has_joined and m.invited_at is not None:
+            m.link_until = m.invited_at + timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
+            m.link_expired = m.link_until <= now
     return render(
         request,
         "settings/members.html",

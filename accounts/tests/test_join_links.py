@@ -584,3 +584,40 @@ def test_a_wrong_password_keeps_the_join_notice_and_where_to_go(bcorp):
     assert "Log in as <strong>ada@acorp.example</strong> to join BCorp." in page
     # the form posts to an address that keeps `next`, so a reload (a GET) keeps it too
     assert f'action="/accounts/login/?next={quote(join, safe="/")}"' in page
+
+
+def test_the_members_list_says_until_when_a_link_works_and_since_when_one_is_in(bcorp):
+    """Members were told a link works three days, and the list never said when it ended;
+    "Member since" of someone added by address was the day the admin typed it."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    welcome = link_on(add_member(bcorp, "new@example.com"), "welcome")
+    invited = membership("new@example.com", "bcorp")
+    until = invited.invited_at + timedelta(days=3)
+    row = member_row(bcorp, "new@example.com")
+    assert f'link works until <span class="nowrap">{until:%Y-%m-%d %H:%M} UTC</span>' in row
+    # once it is past, it says so
+    Membership.objects.filter(pk=invited.pk).update(
+        invited_at=timezone.now() - timedelta(days=4),
+        created_at=timezone.now() - timedelta(days=4),
+        accepted_at=timezone.now() - timedelta(days=4),
+    )
+    assert "not yet · link expired" in member_row(bcorp, "new@example.com")
+    # a new link, used: in from today
+    welcome = link_on(
+        bcorp.post("/settings/members/", {"action": "invite", "membership": invited.pk}),
+        "welcome",
+    )
+    done = Client().post(welcome, {"password": "a-long-password", "password2": "a-long-password"})
+    assert done.status_code == 302
+    row = member_row(bcorp, "new@example.com")
+    assert f'data-label="Member since">{timezone.now():%Y-%m-%d}</td>' in row
+    assert "link" not in row.split('data-label="Member since"')[1].split("</td>")[0]
+
+
+def member_row(client: Client, email: str) -> str:
+    page = client.get("/settings/members/").content.decode()
+    row = page[page.index(f"<td>{email}") :]
+    return row[: row.index("</tr>")]
