@@ -266,6 +266,14 @@ def test_a_screen_reader_hears_the_reply_and_the_credits_not_the_question(open_p
     log = page.locator("[data-chat-log]")
     assert log.get_attribute("aria-live") is None
     assert log.get_attribute("role") != "log"
+    # the reply is said first, then the credits left (they came first, before the answer)
+    page.evaluate(
+        """() => { window.liveOrder = [];
+        for (const region of document.querySelectorAll('[data-chat-said], [data-chat-credits]'))
+          new MutationObserver(() => { if (region.textContent)
+            window.liveOrder.push(region.hasAttribute('data-chat-said') ? 'reply' : 'credits'); })
+            .observe(region, {childList: true, characterData: true, subtree: true}); }"""
+    )
     ask(page, "who consumes orders placed?", 1)
     said = page.locator("[data-chat-said]")
     expect(said).to_have_attribute("aria-live", "polite")
@@ -273,6 +281,7 @@ def test_a_screen_reader_hears_the_reply_and_the_credits_not_the_question(open_p
     credits = page.locator("[data-chat-credits]")
     expect(credits).to_have_attribute("aria-live", "polite")
     expect(credits).to_have_text("49 credits left")
+    assert page.evaluate("window.liveOrder") == ["reply", "credits"]
     # neither the question nor the chips are inside a live region
     in_live_region = "e => !!e.closest('[aria-live], [role=alert], [role=status], [role=log]')"
     assert page.locator(".chat-user").evaluate(in_live_region) is False

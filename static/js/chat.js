@@ -174,13 +174,15 @@
     return item;
   }
 
-  function announce(text) {
+  function announce(text, then) {
     // the log is not a live region (the question and the chips are not read back): the
-    // reply is said through this one, emptied first so the same reply twice is said twice
+    // reply is said through this one, emptied first so the same reply twice is said twice;
+    // `then` runs once it is said (the credits left: said before the reply, they were)
     said.textContent = "";
     clearTimeout(announce.timer);
     setTimeout(function () {
       said.textContent = text;
+      if (then) then();
       // once said, emptied: read line by line, the panel held the reply twice
       announce.timer = setTimeout(function () { said.textContent = ""; }, 8000);
     }, 50);
@@ -271,12 +273,12 @@
         return;
       }
       add("assistant", result.body.reply, result.body.references);
-      announce(result.body.reply);
+      var left = result.body.creditsRemaining;
+      announce(result.body.reply, function () { showCredits(left); });
       history.push({ role: "user", content: message });
       history.push({ role: "assistant", content: result.body.reply.slice(0, 4000) });
       keep({ role: "user", content: message });
       keep({ role: "assistant", content: result.body.reply, references: result.body.references });
-      showCredits(result.body.creditsRemaining);
     }).catch(function () {
       waiting.remove();
       add("error", "The assistant could not be reached." + restore());
