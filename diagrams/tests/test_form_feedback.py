@@ -252,7 +252,7 @@ def test_api_key_form_marks_the_field_in_question(member, org):
         "/settings/api-keys/", {"action": "create", "name": "ci", "expires_in_days": "99999"}
     )
     html = response.content.decode()
-    assert marked_invalid(html, "id_expires") == "settings-error"
+    assert marked_invalid(html, "id_expires") == "settings-error expires-hint"
     assert marked_invalid(html, "id_name") is None
     assert said_under(html, "id_expires") is not None
     assert 'value="ci"' in html
