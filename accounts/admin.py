@@ -4,7 +4,7 @@ import jwt
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
-from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.contrib.auth.forms import AdminPasswordChangeForm, AdminUserCreationForm, UserChangeForm
 from django.core.exceptions import ValidationError
 from django.db.models import Count, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
@@ -49,6 +49,34 @@ class UserAddForm(AdminUserCreationForm):
         return _email(self)
 
 
+def _only_admin_of(user) -> list[str]:
+    """The organizations whose only admin who has joined is this user."""
+    return sorted(
+        m.organization.slug
+        for m in Membership.objects.filter(user=user, role=Membership.ROLE_ADMIN).select_related(
+            "organization", "user"
+        )
+        if _needed_admin(m)
+    )
+
+
+class UserPasswordForm(AdminPasswordChangeForm):
+    """The password page's "Disabled" is refused for an organization's only admin who has
+    joined: with no password they are no admin who can act (it left the organization with
+    none)."""
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("set_usable_password") is False:
+            needed = _only_admin_of(self.user)
+            if needed:  # said under the choice (the page shows no form-wide errors)
+                self.add_error(
+                    "usable_password",
+                    f"{LAST_ADMIN} This user is the only one of {', '.join(needed)}.",
+                )
+        return cleaned
+
+
 class UserEditForm(UserChangeForm):
     class Meta(UserChangeForm.Meta):
         model = User
@@ -62,16 +90,10 @@ class UserEditForm(UserChangeForm):
         the organization would have no one to manage it (make someone else admin first)."""
         active = self.cleaned_data.get("is_active")
         if self.instance.pk and self.instance.is_active and not active:
-            needed = [
-                m.organization.slug
-                for m in Membership.objects.filter(
-                    user=self.instance, role=Membership.ROLE_ADMIN
-                ).select_related("organization", "user")
-                if _needed_admin(m)
-            ]
+            needed = _only_admin_of(self.instance)
             if needed:
                 raise ValidationError(
-                    f"{LAST_ADMIN} This user is the only one of {', '.join(sorted(needed))}."
+                    f"{LAST_ADMIN} This user is the only one of {', '.join(needed)}."
                 )
         return active
 
@@ -231,10 +253,11 @@ class PlanFilter(admin.SimpleListFilter):
         return queryset.filter(paid, subscription__plan=self.value())
 
 
-def _count_of(model, field: str, **where):
-    """A per-organization count as a subquery (joining projects and members both would
-    multiply their rows)."""
-    rows = model.objects.filter(**{field: OuterRef("pk")}, **where).order_by()
+def _count_of(rows, field: str, **where):
+    """A per-organization count of `rows` (a model or a queryset) as a subquery (joining
+    projects and members both would multiply their rows)."""
+    rows = rows.objects.all() if isinstance(rows, type) else rows
+    rows = rows.filter(**{field: OuterRef("pk")}, **where).order_by()
     return Coalesce(Subquery(rows.values(field).annotate(n=Count("pk")).values("n")[:1]), Value(0))
 
 
@@ -268,7 +291,8 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
             .select_related("subscription")
             .annotate(
                 project_count=_count_of(Project, "organization"),
-                member_count=_count_of(Membership, "organization", accepted_at__isnull=False),
+                # who is in (joined(): an address never come to is no member yet)
+                member_count=_count_of(Membership.objects.joined(), "organization"),
             )
         )
 
@@ -393,6 +417,7 @@ class MembershipOfUserInline(admin.TabularInline):
 class UserAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdminMixin, BaseUserAdmin):
     form = UserEditForm
     add_form = UserAddForm
+    change_password_form = UserPasswordForm
     ordering = ["email"]
     list_display = ["email", "is_active", "is_staff", "date_joined"]
     search_fields = ["email"]

@@ -65,7 +65,10 @@ class ExplainedDeleteMixin:
 
     def delete_view(self, request, object_id, extra_context=None):
         obj = self.get_object(request, unquote(object_id))
-        reason = self.delete_refusal(obj) if obj is not None else None
+        # said only to staff who may delete such objects (the reason names the object);
+        # the others get the permission's 403 as before
+        allowed = obj is not None and super().has_delete_permission(request, obj)
+        reason = self.delete_refusal(obj) if allowed else None
         if reason:
             messages.error(request, reason)
             meta = self.opts

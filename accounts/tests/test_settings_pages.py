@@ -217,7 +217,7 @@ def test_last_admin_cannot_be_removed_or_demoted(org, admin, admin_client, membe
 
 
 def test_an_admin_added_by_address_counts_as_one_only_once_they_choose_a_password(
-    org, admin, admin_client
+    factory, org, admin, admin_client
 ):
     """The only admin who had joined added a new address as admin, then demoted (or
     removed) themselves: the organization was left to someone who had not come yet, with a
@@ -237,6 +237,12 @@ def test_an_admin_added_by_address_counts_as_one_only_once_they_choose_a_passwor
         assert "at least one admin" in response.content.decode()
     assert Membership.objects.get(pk=admin.pk).role == "admin"
     # the overview counts who is in, and says who is invited
+    overview = admin_client.get("/settings/").content.decode()
+    assert "1 member · 1 invited, not joined yet." in overview
+    # a deactivated account is neither
+    gone = factory.member(org, email="gone@example.com").user
+    gone.is_active = False
+    gone.save()
     overview = admin_client.get("/settings/").content.decode()
     assert "1 member · 1 invited, not joined yet." in overview
     # once they have chosen a password they count, and the first admin may step down

@@ -324,6 +324,27 @@ def test_a_deactivated_admin_is_no_admin_and_the_last_one_stays_active(operator,
     assert operator.get(f"/admin/accounts/membership/{boss.pk}/delete/").status_code == 200
 
 
+def test_the_only_admin_s_password_cannot_be_disabled(operator, factory):
+    """The password page's "Disabled" left the organization with no admin who could log
+    in: an admin without a password is no admin for the last-admin rule."""
+    org = factory.org("acme")
+    boss = factory.member(org, email="boss@acme.example", role="admin")
+    page = f"/admin/accounts/user/{boss.user_id}/password/"
+    disable = {"usable_password": "false", "password1": "", "password2": "", "unset-password": "1"}
+    response = operator.post(page, disable)
+    assert response.status_code == 200
+    assert "This user is the only one of acme." in response.content.decode()
+    boss.user.refresh_from_db()
+    assert boss.user.has_usable_password()
+    # a new password is still set as ever; with another admin in, disabling is allowed
+    new = {"usable_password": "true", "password1": "a-new-pass-99", "password2": "a-new-pass-99"}
+    assert operator.post(page, new).status_code == 302
+    factory.member(org, email="other@acme.example", role="admin")
+    assert operator.post(page, disable).status_code == 302
+    boss.user.refresh_from_db()
+    assert not boss.user.has_usable_password()
+
+
 def test_an_organization_made_here_with_members_has_an_admin_among_them(operator, factory):
     user = factory.member(factory.org("elsewhere")).user
     form = {

@@ -378,6 +378,36 @@ def test_the_keyboard_down_the_show_menu_adds_one_entry(browser, demo):
     context.close()
 
 
+def test_a_drawing_that_arrives_while_the_keys_move_on_does_not_take_their_choice_back(
+    browser, demo
+):
+    """The option the arrow keys rest on is the one drawn, even when the drawing of the
+    option before it arrives meanwhile: it set the menu back to its own, and that option
+    was drawn again."""
+    context, page, errors = member_page(browser, demo)
+    menu = page.locator("[data-group-filter]")
+    held = []
+    # the first drawing asked for waits until the test lets it go on; the rest go at once
+    page.route("**/graph/svg*", lambda route: route.continue_() if held else held.append(route))
+    menu.focus()
+    page.keyboard.press("ArrowDown")
+    first = menu.input_value()
+    page.wait_for_timeout(700)  # rested: the first option's drawing is asked for
+    assert len(held) == 1 and f"filteredIds={first}&" in held[0].request.url
+    page.keyboard.press("ArrowDown")
+    second = menu.input_value()
+    assert second != first
+    held[0].continue_()  # the first option's drawing arrives while the second waits
+    settled(page)
+    expect(page).to_have_url(re.compile(f"focus={re.escape(second)}"))
+    expect(menu).to_have_value(second)
+    expect(page.locator("[data-focus-name]")).to_have_text(
+        menu.locator("option:checked").get_attribute("data-name")
+    )
+    assert errors == []
+    context.close()
+
+
 def test_back_shows_the_graph_it_redraws(browser, demo):
     """The browser brings back where the page was scrolled when the entry was left: under
     the graph (a name clicked in the Topics table), so Back seemed to do nothing."""

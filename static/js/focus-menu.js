@@ -8,28 +8,42 @@ window.ArchsvcFocusMenu = function (select) {
   // Arrow keys on the closed menu choose each option they pass: the graph is focused once
   // they rest (it was redrawn, and the view said aloud, at every option passed: some 22
   // for the last option of the demo's menu). A choice by pointer, or Enter, is at once.
-  var KEY_SETTLE_MS = 450, keyed = 0, pending = null;
-  function choose() {
-    pending = null;
+  // The option waiting is kept apart from the menu's value, which a drawing that arrives
+  // meanwhile sets to what it shows (`show`, skipped while one waits).
+  var KEY_SETTLE_MS = 450, keyed = 0, pending = null, waiting = null;
+  function choose(option) {
+    clearTimeout(pending);
+    pending = waiting = null;
     // the option says its kind too, "payments (flow)": a category and a flow may share a name
-    var id = select.value;
-    var name = id ? select.selectedOptions[0].getAttribute("data-name") : "";
+    var id = option ? option.value : "";
+    var name = id ? option.getAttribute("data-name") : "";
     document.dispatchEvent(new CustomEvent("archsvc:focus", { detail: { id: id, name: name, clear: !id } }));
   }
   select.addEventListener("keydown", function (event) {
     keyed = /^(Arrow|Page|Home|End)/.test(event.key) || event.key.length === 1 ? Date.now() : 0;
   });
   select.addEventListener("change", function () {
+    var option = select.selectedOptions[0] || null;
     clearTimeout(pending);
-    if (Date.now() - keyed < 200) pending = setTimeout(choose, KEY_SETTLE_MS);
-    else choose();
+    if (Date.now() - keyed < 200) {
+      waiting = option;
+      pending = setTimeout(function () { choose(option); }, KEY_SETTLE_MS);
+    } else {
+      choose(option);
+    }
   });
   select.addEventListener("blur", function () {  // leaving the menu chooses what it shows
-    if (pending) { clearTimeout(pending); choose(); }
+    if (pending) choose(waiting);
+  });
+  // Back or Forward is another view: an option still waiting is dropped, not pushed over it
+  window.addEventListener("popstate", function () {
+    clearTimeout(pending);
+    pending = waiting = null;
   });
   return {
     // `state`: what the graph shows (archsvc:shown's detail: focus, name)
     show: function (state) {
+      if (pending) return;  // a choice waits: the menu keeps it (the drawing follows it)
       var other = select.querySelector("option[data-shown-focus]");
       var known = state.focus && Array.prototype.some.call(select.options, function (option) {
         return option.value === state.focus && !option.hasAttribute("data-shown-focus");
