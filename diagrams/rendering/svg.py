@@ -16,7 +16,7 @@ from svgwrite.text import Text
 
 from diagrams.entities import NEUTRAL
 from diagrams.rendering.layout import FONT_SIZE, LINE_HEIGHT, EdgeRoute, Layout
-from diagrams.rendering.text import FONT_FAMILY, counted, text_width, wrap_label
+from diagrams.rendering.text import FONT_FAMILY, counted, text_width
 
 HEADER_HEIGHT = 56.0
 MARGIN = 24.0
@@ -118,7 +118,20 @@ LEGEND_NAME_WIDTH = 240.0
 
 
 def _legend_name(name: str) -> str:
-    return wrap_label(name, font_size=12, max_width=LEGEND_NAME_WIDTH, max_lines=1)[0]
+    """The name on one line, cut where it stops fitting (not at a word: a first line of
+    its words kept "Platform…" of "Platform internationalization…", and two categories
+    could read the same)."""
+    name = " ".join(name.split())
+    if text_width(name, 12) <= LEGEND_NAME_WIDTH:
+        return name
+    low, high = 0, len(name)  # the longest start that fits with the ellipsis
+    while low < high:
+        middle = (low + high + 1) // 2
+        if text_width(name[:middle].rstrip() + "…", 12) <= LEGEND_NAME_WIDTH:
+            low = middle
+        else:
+            high = middle - 1
+    return name[:low].rstrip() + "…"
 
 
 def _legend_item_width(name: str) -> float:

@@ -509,7 +509,15 @@ def test_edges_are_drawn_through_the_layouts_points_on_a_wide_graph():
     )[:5]
 
 
-@pytest.mark.parametrize("category", ["W" * 60, "日本" * 30, "Payments and billing " * 3])
+@pytest.mark.parametrize(
+    "category",
+    [
+        "W" * 60,
+        "日本" * 30,
+        "Payments and billing " * 3,
+        "Platform internationalizationandlocalizationandtranslation",
+    ],
+)
 def test_a_long_category_name_is_cut_short_in_the_legend_with_its_whole_name_in_a_tooltip(
     category,
 ):
@@ -525,6 +533,8 @@ def test_a_long_category_name_is_cut_short_in_the_legend_with_its_whole_name_in_
     legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
     label = legend.findall(f"{SVG}text")[0]
     assert label.text.endswith("…") and text_width(label.text, 12) <= 240
+    # as much of the name as fits, not its first word alone ("Platform…")
+    assert category.startswith(label.text[:-1]) and text_width(label.text, 12) > 220
     assert label.find(f"{SVG}title").text == category
     assert float(root.get("width")) <= max(layout.width, 600) + 2 * 24 + 0.1
     # a short name has no tooltip of its own
