@@ -4,7 +4,7 @@ serializers) and the same services as /v1, so the rules and the snapshots are th
 
 import re
 from itertools import zip_longest
-from urllib.parse import quote, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
@@ -685,6 +685,19 @@ def _service_gone(request, project, slug: str):
     )
 
 
+def _without_focus_on(address: str, slug: str) -> str:
+    """The project page's address without a focus on the service just deleted (it drew
+    "Nothing in the project matches this focus"); a view of a past moment or of anything
+    else is kept."""
+    path, _, query = address.partition("?")
+    pairs = parse_qsl(query, keep_blank_values=True)
+    focus = dict(pairs).get("focus", "")
+    if not re.fullmatch(rf"service--{re.escape(slug)}(-[0-9a-f]{{6}})?", focus):
+        return address
+    kept = [(key, value) for key, value in pairs if key not in ("focus", "depth")]
+    return f"{path}?{urlencode(kept)}" if kept else path
+
+
 @require_http_methods(["GET", "POST"])
 def service_remove(request, project_id: str, slug: str):
     """A confirmation page naming the service; its POST deletes it."""
@@ -700,7 +713,7 @@ def service_remove(request, project_id: str, slug: str):
         if request.method == "POST":
             service_delete(actor=actor, project_id=project.id, slug=slug)
             messages.success(request, f"Service “{snapshot.name}” deleted.")
-            return redirect(back)
+            return redirect(_without_focus_on(back, snapshot.slug))
     except ServiceNotFound:
         return _service_gone(request, project, slug)
     except ApiError:

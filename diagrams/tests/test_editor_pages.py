@@ -931,6 +931,18 @@ def test_adding_or_deleting_from_the_project_page_leads_back_to_it(browser, api,
         f"/projects/{project}/services/checkout/edit/?next={quoted}"
     )
     assert f'name="next" value="{escaped}"' in html
+    # back to the view, without the focus on the service just deleted (it drew "Nothing
+    # in the project matches this focus"); another focus is kept
     response = browser.post(f"/projects/{project}/services/checkout/delete/", {"next": view})
-    assert response.status_code == 302 and response["Location"] == view
+    assert response.status_code == 302 and response["Location"] == f"/projects/{project}/"
     assert api.get(f"/v1/projects/{project}/services/checkout").status_code == 404
+    other = f"/projects/{project}/?focus=service--billing&depth=2&at=2030-01-01T00:00:00Z"
+    new_service(api, project, {"name": "Mailer"})
+    response = browser.post(f"/projects/{project}/services/mailer/delete/", {"next": other})
+    assert response["Location"] == other
+    new_service(api, project, {"name": "Mailer"})
+    response = browser.post(
+        f"/projects/{project}/services/mailer/delete/",
+        {"next": f"/projects/{project}/?at=2030-01-01T00:00:00Z&focus=service--mailer&depth=3"},
+    )
+    assert response["Location"] == f"/projects/{project}/?at=2030-01-01T00%3A00%3A00Z"
