@@ -461,16 +461,17 @@ def billing_view(request):
     except ApiError as error:
         return _billing_page(request, actor, error=error.message, status=error.status)
     # then a GET: reloading the page does not switch again
-    messages.success(
-        request,
-        "The subscription is billed "
-        + ("annually" if subscription.billing_cycle == "annual" else "monthly")
-        + (
-            f"; the new period ends {subscription.current_period_end:%Y-%m-%d}."
-            if subscription.current_period_end
-            else "."
-        ),
-    )
+    billed = "annually" if subscription.billing_cycle == "annual" else "monthly"
+    if subscription.status == "paused":  # no new period: it is billed so once it resumes
+        said = f"The subscription will be billed {billed} from when it resumes."
+    elif subscription.current_period_end:
+        said = (
+            f"The subscription is billed {billed}; the new period ends "
+            f"{subscription.current_period_end:%Y-%m-%d}."
+        )
+    else:
+        said = f"The subscription is billed {billed}."
+    messages.success(request, said)
     return redirect("/settings/billing/")
 
 

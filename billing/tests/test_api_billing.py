@@ -138,9 +138,14 @@ def test_a_paused_subscriptions_cycle_switches_without_starting_a_period(factory
     after = subscription_state(org)
     assert after["current_period_end"] == before["current_period_end"]
     assert after["next_billed_at"] is None
-    # the page asks without speaking of a charge now
-    page = factory.member_client(factory.member(org, role="admin")).get("/settings/billing/")
+    # the page asks without speaking of a charge now, and says what it did without a new
+    # period ("the new period ends" the old period's end)
+    admin = factory.member_client(factory.member(org, role="admin"), enforce_csrf=False)
+    page = admin.get("/settings/billing/")
     assert "It is paused: nothing is charged now" in page.content.decode()
+    done = admin.post("/settings/billing/", {"cycle": "monthly"}, follow=True).content.decode()
+    assert "The subscription will be billed monthly from when it resumes." in done
+    assert "new period" not in done
 
 
 def test_switch_cycle_to_the_same_cycle_is_200_and_changes_nothing(factory, org):
