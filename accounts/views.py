@@ -119,6 +119,7 @@ def login_view(request):
             form.add_error(None, NO_ORGANIZATION_NOW)
         else:
             form.add_error(None, "That e-mail and password do not match an account.")
+            form.mismatch = True  # the password box is marked wrong (only then: it was right)
     context = {"form": form, "next": _next_url(request), "joining": _join_of_next(request)}
     return render(request, "accounts/login.html", context, status=400)
 

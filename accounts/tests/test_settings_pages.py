@@ -187,6 +187,9 @@ def test_someone_removed_from_their_last_organization_is_told_so_and_can_start_o
     assert refused.status_code == 400 and "do not match" not in html
     assert "Your account is in no organization now" in html
     assert "sign up with this e-mail and password" in html
+    # the password was right: its box is not marked wrong
+    password = re.search(r'<input id="id_password"[^>]*>', html).group(0)
+    assert "aria-invalid" not in password
     # a wrong password is still a plain refusal, and signs nobody up
     wrong = {**login, "password": "not-the-password"}
     assert "do not match" in Client().post("/accounts/login/", wrong).content.decode()
