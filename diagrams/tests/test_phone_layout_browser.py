@@ -422,7 +422,15 @@ def test_on_a_phone_each_member_is_a_card_with_its_buttons_on_screen(browser, sh
     context.close()
 
 
-@pytest.mark.parametrize("section, current", [("members", "Members"), ("account", "Your account")])
+@pytest.mark.parametrize(
+    "section, current",
+    [
+        ("members", "Members"),
+        ("api-keys", "API keys"),
+        ("billing", "Billing"),
+        ("account", "Your account"),
+    ],
+)
 def test_the_settings_tabs_are_one_row_on_a_phone_showing_the_pages_own(
     browser, shop, section, current
 ):
@@ -438,6 +446,15 @@ def test_the_settings_tabs_are_one_row_on_a_phone_showing_the_pages_own(
     box = own.bounding_box()
     assert nav["x"] <= box["x"] and box["x"] + box["width"] <= nav["x"] + nav["width"]
     assert page.evaluate("window.scrollY") == 0  # the row moved, not the page
+    # each tab, the page's own as it opens and any reached with the keyboard, is clear of
+    # the row's fades (the page's own could stay under one)
+    clear = (
+        "e => { const r = e.parentNode.getBoundingClientRect(), b = e.getBoundingClientRect();"
+        " return b.left >= r.left + 40 - 1 || e.parentNode.scrollLeft < 1"
+        " ? (b.right <= r.right - 40 + 1 || e.parentNode.scrollLeft >="
+        " e.parentNode.scrollWidth - e.parentNode.clientWidth - 1) : false; }"
+    )
+    assert own.evaluate(clear)
     # the row fades out at the edge with more tabs past it, and only there ("Your account"
     # was cut at "Your" with nothing saying the row scrolls)
     row = page.get_by_role("navigation", name="Settings")
@@ -445,7 +462,7 @@ def test_the_settings_tabs_are_one_row_on_a_phone_showing_the_pages_own(
     mask = "e => getComputedStyle(e).maskImage"
     if current == "Your account":
         assert row.evaluate(faded) == [True, False]
-        row.evaluate("e => { e.scrollLeft = 0; }")
+    row.evaluate("e => { e.scrollLeft = 0; }")
     assert row.evaluate(mask) != "none"
     expect(row).to_have_attribute("data-more-after", "")
     assert row.evaluate(faded) == [False, True]
@@ -453,12 +470,6 @@ def test_the_settings_tabs_are_one_row_on_a_phone_showing_the_pages_own(
     expect(row).to_have_attribute("data-more-before", "")
     assert row.evaluate(faded) == [True, False]
     # each tab reached with the keyboard comes clear of the fades, both ways
-    clear = (
-        "e => { const r = e.parentNode.getBoundingClientRect(), b = e.getBoundingClientRect();"
-        " return b.left >= r.left + 40 - 1 || e.parentNode.scrollLeft < 1"
-        " ? (b.right <= r.right - 40 + 1 || e.parentNode.scrollLeft >="
-        " e.parentNode.scrollWidth - e.parentNode.clientWidth - 1) : false; }"
-    )
     for name in ("Overview", "Members", "API keys", "Billing", "Your account"):
         tab = row.get_by_role("link", name=name, exact=True)
         tab.focus()

@@ -42,7 +42,7 @@
   if (current) {
     var row = current.parentNode;
     var past = current.getBoundingClientRect().right - row.getBoundingClientRect().right;
-    if (past > 0) row.scrollLeft += past + 48; // clear of the edge's fade
+    if (past > -40) row.scrollLeft += past + 48; // clear of the edge's fade
     // the row fades out at an edge that has more tabs past it ("Your account" was cut at
     // "Your" with nothing saying the row scrolls)
     var edges = function () {
