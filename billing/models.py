@@ -52,7 +52,9 @@ class AiCredits(models.Model):
     # the most this month's plans have given (the refill's amount, raised by an upgrade): a
     # plan change gives only what its amount is past it, so pausing and resuming, or a
     # cancel and a new subscription, give nothing twice
-    granted = models.PositiveIntegerField(default=0)
+    # (a default in the database too: code of before it, still serving during a rolling
+    # deploy, makes rows without it)
+    granted = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
         verbose_name_plural = "AI credits"

@@ -1,7 +1,9 @@
 from django.conf import settings
 from django.db import migrations, models
 
-PAID_STATUSES = {"trialing", "active", "past_due"}  # billing.selectors, as of this migration
+# billing.selectors' paid statuses, and "paused": a paused subscription's plan is the one
+# its resume brings back, and what its month gave (a resume must not give it again)
+STATUSES = {"trialing", "active", "past_due", "paused"}
 
 
 def granted_so_far(apps, schema_editor):
@@ -12,10 +14,11 @@ def granted_so_far(apps, schema_editor):
     Subscription = apps.get_model("billing", "Subscription")
     plans = {
         subscription.organization_id: subscription.plan
-        for subscription in Subscription.objects.filter(status__in=PAID_STATUSES)
+        for subscription in Subscription.objects.filter(status__in=STATUSES)
     }
     for row in AiCredits.objects.all():
-        amount = settings.PLANS[plans.get(row.organization_id, "free")]["ai_credits"]
+        plan = settings.PLANS.get(plans.get(row.organization_id, "free")) or settings.PLANS["free"]
+        amount = plan["ai_credits"]
         row.granted = max(amount, row.remaining)
         row.save(update_fields=["granted"])
 
@@ -29,7 +32,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="aicredits",
             name="granted",
-            field=models.PositiveIntegerField(default=0),
+            field=models.PositiveIntegerField(db_default=0, default=0),
         ),
         migrations.RunPython(granted_so_far, migrations.RunPython.noop),
     ]

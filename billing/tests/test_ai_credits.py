@@ -246,3 +246,35 @@ def test_parallel_spends_at_the_period_boundary_refill_once(factory):
     results = _spend_in_parallel(org, 12)
     assert all(isinstance(r, int) for r in results), results
     assert balance(org) == 50 - 12
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_remembers_what_this_month_gave_each_organization():
+    """billing.0002: a row's `granted` is the plan's amount (a paused subscription's plan
+    too: its resume must not give again), or the balance where that is more (carried over
+    from a bigger plan). With 0, the first plan change would have given a whole month."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = ("billing", "0001_initial"), ("billing", "0002_ai_credits_granted")
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    old = executor.loader.project_state([before]).apps
+    organization = old.get_model("accounts", "Organization")
+    credits = old.get_model("billing", "AiCredits")
+    subscription = old.get_model("billing", "Subscription")
+    resets = next_month_start(timezone.now())
+    rows = {"free": (30, None), "team": (995, "active"), "paused": (400, "paused")}
+    rows["carried"] = (9000, "canceled")
+    for slug, (remaining, status) in rows.items():
+        org = organization.objects.create(slug=slug, name=slug)
+        credits.objects.create(organization=org, remaining=remaining, resets_at=resets)
+        if status:
+            subscription.objects.create(
+                organization=org, plan="team", status=status, billing_cycle="monthly"
+            )
+    executor = MigrationExecutor(connection)
+    executor.migrate([after])
+    executor.loader.build_graph()
+    granted = dict(AiCredits.objects.values_list("organization__slug", "granted"))
+    assert granted == {"free": 50, "team": 1000, "paused": 1000, "carried": 9000}
