@@ -234,3 +234,28 @@ def test_a_keyboard_reaches_every_focus_and_the_address_keeps_it(browser, shared
     expect(download).to_have_attribute("href", f"/share/{shared['token']}/graph.svg")
     assert errors == []
     context.close()
+
+
+def test_download_after_the_link_was_replaced_says_so_on_the_page(browser, shared):
+    """The download of a link replaced meanwhile was the browser's "Failed - No file", with
+    nothing on the page; while it works, it saves the drawing as before."""
+    context = browser.new_context(accept_downloads=True)
+    page = context.new_page()
+    page.goto(f"{shared['url']}/share/{shared['token']}/")
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    download = page.get_by_role("link", name="Download SVG")
+    with page.expect_download() as saved:
+        download.click()
+    assert saved.value.suggested_filename == "checkout-platform.svg"
+    svg = open(saved.value.path(), encoding="utf-8").read()
+    assert svg.startswith("<svg") and 'data-entity-id="service--checkout"' in svg
+    shared["rotate"]()
+    downloads = []
+    page.on("download", lambda saved: downloads.append(saved))
+    download.click()
+    expect(page.locator("[data-status]")).to_have_text(
+        "This link does not work (it may have been replaced or turned off): ask whoever "
+        "shared it for a new one."
+    )
+    assert downloads == []
+    context.close()

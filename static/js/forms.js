@@ -60,6 +60,38 @@
     row.addEventListener("scroll", edges, { passive: true });
     window.addEventListener("resize", edges);
   }
+  // Download SVG (the project page, a shared page) is fetched first, so a refusal is said
+  // on the page: a link replaced meanwhile, or a session that ended, was a failed download
+  // (or the API's error saved as the .svg)
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a[data-download]");
+    if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey ||
+        event.ctrlKey || event.shiftKey || event.altKey || !window.fetch || !window.URL) return;
+    event.preventDefault();
+    var status = document.querySelector("[data-graph-viewer] [data-status]");
+    fetch(link.href, { credentials: "same-origin" }).then(function (response) {
+      var type = response.headers.get("Content-Type") || "";
+      if (response.ok && type.indexOf("image/svg+xml") === 0) return response.blob();
+      return response.text().then(function (text) {
+        var message = text;
+        try { message = JSON.parse(text).message || text; } catch (ignored) { /* plain text */ }
+        if (response.status === 401) message = "Your session ended: log in again to download the graph.";
+        throw new Error(response.ok || !message ? "The graph could not be downloaded: try again." : message);
+      });
+    }).then(function (blob) {
+      var url = URL.createObjectURL(blob), save = document.createElement("a");
+      save.href = url;
+      save.download = link.getAttribute("download") || "graph.svg";
+      document.body.appendChild(save);
+      save.click();
+      save.remove();
+      setTimeout(function () { URL.revokeObjectURL(url); }, 10000);
+    }).catch(function (error) {
+      var said = error && error.message && error.message !== "Failed to fetch"
+        ? error.message : "The graph could not be downloaded: try again.";
+      if (status) status.textContent = said; else window.alert(said);
+    });
+  });
   document.addEventListener("submit", function (event) {
     var question = event.target.getAttribute && event.target.getAttribute("data-confirm");
     // asked only for one choice of the form's (`data-confirm-when="role=admin"`)
