@@ -1183,3 +1183,19 @@ def test_a_big_graph_opens_on_its_boxes_in_the_part_of_the_frame_on_screen(brows
     assert on_screen >= 50, (on_screen, in_frame)
     assert on_screen >= 0.9 * in_frame  # not under the window's edge
     context.close()
+
+
+def test_download_after_the_session_ended_says_so_and_saves_no_error_as_the_svg(browser, demo):
+    """The download went ahead whatever the answer: with the session ended, the API's 401
+    body was saved as the project's .svg."""
+    context, page, _ = member_page(browser, demo, accept_downloads=True)
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    context.clear_cookies()
+    downloads = []
+    page.on("download", lambda saved: downloads.append(saved))
+    page.locator("[data-download]").click()
+    expect(page.locator("[data-status]")).to_have_text(
+        "Your session ended: log in again to download the graph."
+    )
+    assert downloads == []
+    context.close()
