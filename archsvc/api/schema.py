@@ -219,7 +219,66 @@ def add_common_responses(result, generator, request, public):
                 for name in RATE_LIMIT_HEADERS:
                     headers.setdefault(name, {"$ref": f"#/components/headers/{name}"})
             operation["responses"] = dict(sorted(responses.items()))
+    for path, path_item in result.get("paths", {}).items():
+        for method, operation in path_item.items():
+            if method in {"get", "post", "put", "delete", "patch"}:
+                _error_examples(path, operation)
     return result
+
+
+# What an error answer holds, by status, for the docs page's examples: generated from the
+# schema alone, every error read `{"status": 0, "code": "bad_request", ...}`
+_ERROR_EXAMPLES = {
+    "400": ("bad_request", "depth must be an integer from 0 to 5."),
+    "401": ("unauthorized", "Authentication credentials were not provided or are invalid."),
+    "402": ("payment_required", "This plan does not allow it."),
+    "403": ("forbidden", "You do not have permission to perform this action."),
+    "404": ("not_found", "Not found."),
+    "409": ("conflict", "Changed meanwhile: read it again, then retry."),
+    "429": ("rate_limited", "Too many requests; retry in 12 seconds."),
+    "500": ("internal_error", "Something went wrong on our side; nothing was changed."),
+    "503": ("internal_error", "The service is unavailable for a moment; retry shortly."),
+}
+
+
+def _error_example(path: str, operation: dict, status: str) -> dict:
+    """An example body for `status` of this operation: its own code where the path says
+    which (a service's 404 is service_not_found, a project's project_not_found, ...)."""
+    code, message = _ERROR_EXAMPLES[status]
+    operation_id = operation.get("operationId", "")
+    if status == "404":
+        if "{slug}" in path:
+            code, message = "service_not_found", "No service of this project is called that."
+        elif "public-share-token" in path:
+            code, message = "public_share_token_not_found", "The project is not shared."
+        elif "{project_id}" in path:
+            code, message = "project_not_found", "No project of this organization has that id."
+        elif "/billing/" in path:
+            code, message = "subscription_not_found", "The organization has no subscription."
+    elif status == "402" and "/ai/chat" in path:
+        code, message = "insufficient_ai_credits", "No AI credits left; nothing was spent."
+    elif status == "402":
+        code, message = "project_limit_reached", "The plan's project limit is reached."
+    elif status == "409" and ("services" in path or "service" in operation_id):
+        code = "service_name_conflict"
+        message = "Another current service of the project has that name's slug."
+    body = {"status": int(status), "code": code, "message": message}
+    if status == "429":
+        body["retryAfter"] = 12
+    return body
+
+
+def _error_examples(path: str, operation: dict) -> None:
+    for status, response in operation.get("responses", {}).items():
+        if status not in _ERROR_EXAMPLES:
+            continue
+        content = response.get("content", {}).get("application/json")
+        if not content or content.get("schema") not in (
+            _ref("ErrorResponse"),
+            _ref("RateLimitError"),
+        ):
+            continue
+        content.setdefault("example", _error_example(path, operation, status))
 
 
 # The URL kwargs the views take, and the names the spec gives those path parameters.

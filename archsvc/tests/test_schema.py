@@ -335,3 +335,31 @@ def test_every_field_of_the_spec_has_the_specs_json_type(db):
             if json_type not in types:
                 wrong[f"{resource}.{field}"] = declared["type"]
     assert wrong == {}
+
+
+def test_each_error_answer_has_an_example_of_its_own_status_and_code(db):
+    """Generated from the schema alone, the docs page showed every error as
+    `{"status": 0, "code": "bad_request"}`, a 404 and a 500 alike."""
+    schema = json.loads(Client().get("/v1/schema", HTTP_ACCEPT="application/json").content)
+    codes = set(schema["components"]["schemas"]["ErrorResponse"]["properties"]["code"]["enum"])
+    examples = 0
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            for status, response in operation.get("responses", {}).items():
+                content = response.get("content", {}).get("application/json", {})
+                if (
+                    content.get("schema", {})
+                    .get("$ref", "")
+                    .endswith(("/ErrorResponse", "/RateLimitError"))
+                ):
+                    example = content["example"]
+                    assert example["status"] == int(status), (path, method, status)
+                    assert example["code"] in codes and example["message"]
+                    examples += 1
+    assert examples > 100
+    service = schema["paths"]["/v1/projects/{projectId}/services/{serviceSlug}"]["get"]
+    assert service["responses"]["404"]["content"]["application/json"]["example"]["code"] == (
+        "service_not_found"
+    )
+    limits = schema["paths"]["/v1/limits"]["get"]["responses"]["429"]
+    assert limits["content"]["application/json"]["example"]["retryAfter"] == 12

@@ -179,7 +179,11 @@ def _topics(**kwargs):
 
 
 class ServiceWriteSerializer(StrictSerializer):
-    """ServiceCreate (name required) and, with partial=True, ServiceUpdate."""
+    """A service as written. Creating one (POST) requires its name; an update (PUT) is
+    partial: every field is optional, and a field left out keeps its stored value."""
+
+    # (ServiceCreate, and ServiceUpdate with partial=True; the docstring is the schema's
+    # description of both, on the docs page)
 
     name = StrictCharField(min_length=1, max_length=60, visible=True)
     description = StrictCharField(
