@@ -7,8 +7,9 @@ import re
 from itertools import islice
 
 from django.conf import settings
+from django.contrib import messages
 from django.http import HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.dateparse import parse_datetime
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -19,7 +20,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from accounts.middleware import login_redirect, page_actor
 from archsvc.api.encoding import accepts_gzip, encoded_response
 from archsvc.api.errors import ApiError, rate_limited_json, wants_page
-from archsvc.api.params import iso
+from archsvc.api.params import iso, query_at
 from archsvc.api.ratelimit import client_ip, rate_limit_hit, seconds_text
 from archsvc.api.views import not_found_page
 from billing.services import ai_credits_current
@@ -279,6 +280,30 @@ _ASKED_FOCUS = re.compile(r"(service|messaging|category|owner|flow)--[a-z0-9][a-
 _ASKED_DEPTH = re.compile(r"[0-5]", re.ASCII)
 
 
+def _moment_read_as_the_api_does(request) -> HttpResponse | None:
+    """An `at` the API reads but the page's script does not (an offset, `+02:00` as a
+    colleague elsewhere pastes it, or a date alone) goes to the same address with that
+    moment in UTC: the page had dropped it and shown the present without a word. One that
+    no one can read goes without it, saying so."""
+    raw = (request.GET.getlist("at") or [""])[0]
+    if not raw or _ASKED_AT.fullmatch(raw):
+        return None
+    query = request.GET.copy()
+    try:
+        moment = query_at(request)
+    except ApiError:
+        messages.error(
+            request,
+            f"The moment in the address (“{raw[:40]}”) could not be read: the project is "
+            "shown as it is now.",
+        )
+        query.pop("at")
+    else:
+        text = iso(moment)
+        query["at"] = text[:-8] + "Z" if text.endswith(".000000Z") else text
+    return redirect(f"{request.path}?{query.urlencode()}" if query else request.path)
+
+
 def asked_view(request) -> dict | None:
     """The view the project page's address asks for, as its script reads it: `focus`,
     `depth` (under a focus; else the page's 1) and `at` (its text, as the script passes it
@@ -536,6 +561,9 @@ def project_page(request, project_id: str):
     # like the API's reads (a write and a reload, 120 times a minute, each a new render)
     charge_renders_to(f"org:{actor.organization_id}")
     graph_wait = None
+    moved = _moment_read_as_the_api_does(request)
+    if moved is not None:
+        return moved
     asked = asked_view(request)
     try:
         # an address that asks for a view (a focus, a moment: the history page's links, a

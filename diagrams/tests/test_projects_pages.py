@@ -3,6 +3,7 @@ paging, pin, create, archive, duplicate and delete with a confirmation naming th
 
 import re
 from html import unescape
+from urllib.parse import quote
 
 import pytest
 
@@ -366,9 +367,9 @@ def test_an_address_asking_for_a_view_gets_that_view_drawn_in_the_page(browser, 
     comes with that view drawn, and says which it is, so its script asks for nothing more.
     It used to come empty, for the script to fetch the view (a wait, then the page moved);
     before that it drew the whole project now as well (11 MB for nothing at 3,000 services).
-    What the script would not take as a view (a malformed moment or focus) leaves the page
-    as it is: drawn now. A moment the calendar does not hold is left to the script, which
-    shows the API's word for it."""
+    What the script would not take as a view (a malformed focus) leaves the page as it is:
+    drawn now; a moment in another form is read as the API reads it (below). A moment the
+    calendar does not hold is left to the script, which shows the API's word for it."""
     import logging
 
     from diagrams.tests.helpers import new_service
@@ -378,10 +379,16 @@ def test_an_address_asking_for_a_view_gets_that_view_drawn_in_the_page(browser, 
     new_service(browser, project.id, {"name": "Ledger", "produces": [{"name": "ledger.posted"}]})
     graph = 'aria-label="Architecture of'
     base = f"/projects/{project.id}/"
-    for query in ("", "?at=yesterday", "?focus=Ledger", "?at=2026-01-01T00:00:00", "?focus=x--y"):
+    for query in ("", "?focus=Ledger", "?focus=x--y"):
         page = browser.get(base + query).content.decode()
         assert graph in page and "data-asked" not in page, query
         assert 'data-focus=""' in page and "data-view-at" not in page, query
+    # a moment the API reads goes to its UTC form, one no one reads goes away, said
+    # (test_a_moment_in_the_address_is_read_as_the_api_reads_it)
+    assert browser.get(base + "?at=2026-01-01T00:00:00")["Location"] == (
+        f"{base}?at=2026-01-01T00%3A00%3A00Z"
+    )
+    assert browser.get(base + "?at=yesterday")["Location"] == base
     for query, drawn, view in (
         (
             "?at=2026-01-01T00:00:00Z",
@@ -702,3 +709,28 @@ def test_a_focus_is_named_as_its_box_is_drawn_not_as_it_is_called_now():
     assert focus_words("service--old-name", svg, now)["focus_name"] == "Old Name"
     assert focus_words("messaging--orders-created", svg, {})["focus_name"] == "orders.created"
     assert focus_words("service--gone", svg, now)["focus_name"] == "gone"  # not drawn
+
+
+def test_a_moment_in_the_address_is_read_as_the_api_reads_it(browser):
+    """A colleague's `at=...+02:00` (or a date alone) was dropped by the page, which showed
+    the present without a word; the API reads both. The page goes to the same moment in
+    UTC; one that no one can read goes without it, saying so."""
+    page = create(browser, "Shop")["Location"]
+    assert page.startswith("/projects/") and page.endswith("/")
+    for asked, moment in (
+        ("2026-11-03T15:40:00+02:00", "2026-11-03T13:40:00Z"),
+        ("2026-11-03T15:40:00 02:00", "2026-11-03T13:40:00Z"),  # the + read as a space
+        ("2026-11-03", "2026-11-03T00:00:00Z"),
+        ("2026-11-03T13:40:00.5-01:00", "2026-11-03T14:40:00.500000Z"),
+    ):
+        response = browser.get(page, {"at": asked, "focus": "service--x"})
+        assert response.status_code == 302, asked
+        assert response["Location"] == f"{page}?at={quote(moment)}&focus=service--x", asked
+    # as the page's own script writes it: no detour
+    assert browser.get(page, {"at": "2026-11-03T13:40:00Z"}).status_code == 200
+    response = browser.get(page, {"at": "garbage", "depth": "2"}, follow=True)
+    assert response.redirect_chain == [(f"{page}?depth=2", 302)]
+    assert (
+        "The moment in the address (“garbage”) could not be read: the project is shown as it "
+        "is now." in response.content.decode()
+    )
