@@ -119,6 +119,11 @@ def _period(text: str, now: datetime) -> tuple[datetime, datetime | None] | None
     named = _month_or_year(text, now)
     if named is not None:
         return named
+    if re.search(r"\byesterday\b", text) and not re.search(r"\bsince\s+yesterday\b", text):
+        # that day alone ("since yesterday" goes on to now): "what changed yesterday?" had
+        # listed today's changes too
+        today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        return today - timedelta(days=1), today
     start = _since_phrase(text, now)
     return None if start is None else (start, None)
 

@@ -322,6 +322,28 @@ def test_a_month_or_a_year_named_without_a_day_is_that_period():
     assert ask(context, "what changed in 2026-10?").startswith("From 2026-10-01 00:00 to 2026-11")
 
 
+def test_yesterday_is_that_day_alone_and_since_yesterday_goes_on_to_now():
+    """ "What changed yesterday?" said "Since 2026-11-19 00:00 UTC" and listed today's
+    changes too."""
+    now = datetime(2026, 11, 20, 12, tzinfo=UTC)
+    context = architecture_context(
+        {"name": "Shop", "services": [service("Billing"), service("Search")]}, now=now
+    )
+    context.history = [  # newest first
+        HistoryEvent(
+            datetime(2026, 11, 20, 9, tzinfo=UTC), "updated", "search", "Search", "a", "s2"
+        ),
+        HistoryEvent(
+            datetime(2026, 11, 19, 8, tzinfo=UTC), "renamed", "billing", "Billing", "b", "s1"
+        ),
+    ]
+    yesterday = ask(context, "what changed yesterday?")
+    assert yesterday.startswith("From 2026-11-19 00:00 to 2026-11-20 00:00 UTC: 1 renamed")
+    assert "Search" not in yesterday
+    since = ask(context, "what changed since yesterday?")
+    assert since.startswith("Since 2026-11-19 00:00 UTC: 1 renamed, 1 updated")
+
+
 def test_the_29th_of_february_a_year_ahead_is_the_last_one(shop):
     context = architecture_context(
         {"name": "Shop", "services": [service("Billing")]},
