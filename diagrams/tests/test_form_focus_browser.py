@@ -70,7 +70,7 @@ def test_a_refused_service_puts_the_cursor_on_the_first_field_to_fix(browser, sh
     assert page.evaluate(FOCUSED) == "produces-name"
     focused = page.locator(":focus")
     expect(focused).to_have_accessible_description(
-        "Name: A topic needs a name (or empty its row to leave it out)."
+        "Topic: A topic needs a name (or empty its row to leave it out)."
     )
     context.close()
 
