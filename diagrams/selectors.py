@@ -564,6 +564,15 @@ def _assistant_context_built(*, project: Project):
     from diagrams.assistant.context import AssistantContext, HistoryEvent
 
     graph, entities = project_graph(project_state(project=project))
+    snapshots = list(
+        ServiceSnapshot.objects.filter(project=project).order_by("-valid_from", "-version")[:5000]
+    )
+    # each snapshot's previous version (the next older one of its service in the list)
+    before: dict = {}
+    previous: dict = {}
+    for snapshot in reversed(snapshots):
+        previous[snapshot.pk] = before.get(snapshot.service_id)
+        before[snapshot.service_id] = snapshot
     events = [
         HistoryEvent(
             at=s.valid_from,
@@ -572,14 +581,56 @@ def _assistant_context_built(*, project: Project):
             service_name=s.name,
             actor=s.actor,
             service=str(s.service_id),
+            what=change_words(previous[s.pk], s),
         )
-        for s in ServiceSnapshot.objects.filter(project=project).order_by(
-            "-valid_from", "-version"
-        )[:5000]
+        for s in snapshots
     ]
     return AssistantContext(
         project_name=project.name, graph=graph, entities=entities, history=events
     )
+
+
+def _topic_names(topics) -> list[str]:
+    return [topic["name"] for topic in topics or () if isinstance(topic, dict) and "name" in topic]
+
+
+def change_words(old, new, *, most: int = 4) -> str:
+    """What a change did, in a few words, from the snapshot before it (None: unknown, or a
+    creation): "renamed from Warehouse", "stopped consuming orders.confirmed", "owner
+    team-a -> team-b". The assistant's list of changes said only who changed what service;
+    on call, what it did is the question. At most `most` parts, then how many more."""
+    if old is None or new.action in ("created", "deleted"):
+        return ""
+    parts = []
+    if old.name != new.name:
+        parts.append(f"renamed from {old.name}")
+    for direction, word in (("consumes", "consuming"), ("produces", "producing")):
+        was, now = _topic_names(getattr(old, direction)), _topic_names(getattr(new, direction))
+        gone = [name for name in was if name not in now]
+        came = [name for name in now if name not in was]
+        if gone:
+            parts.append(f"stopped {word} {', '.join(gone)}")
+        if came:
+            parts.append(f"started {word} {', '.join(came)}")
+    for field in ("owner", "category"):
+        was, now = getattr(old, field), getattr(new, field)
+        if was != now:
+            parts.append(f"{field} {was or 'none'} -> {now or 'none'}")
+    for field, label in (("description", "description"), ("flows", "flows"), ("extras", "extras")):
+        if (getattr(old, field) or None) != (getattr(new, field) or None):
+            parts.append(f"{label} changed")
+    if not parts:  # a topic's category or owner, as this service declares it
+        return (
+            "topic details changed"
+            if (old.consumes, old.produces)
+            != (
+                new.consumes,
+                new.produces,
+            )
+            else ""
+        )
+    more = len(parts) - most
+    return "; ".join(parts[:most]) + (f"; and {more} more" if more > 0 else "")
 
 
 def _read_label(project: Project, at, kind: str, filtered_ids: list[str], depth) -> str:

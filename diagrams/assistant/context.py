@@ -16,6 +16,7 @@ class HistoryEvent:
     service_name: str
     actor: str
     service: str = ""  # the id of the service (ServiceSnapshot.service): the same through renames
+    what: str = ""  # what the change did, in words ("stopped consuming orders.confirmed")
 
 
 @dataclass

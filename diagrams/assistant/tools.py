@@ -469,7 +469,10 @@ def changes(
         + ", ".join(f"{n} {action}" for action, n in sorted(counts.items()))
     ]
     for event in events[:15]:
-        lines.append(f"- {event.at:%Y-%m-%d} {event.service_name} {event.action} by {event.actor}")
+        what = f": {event.what}" if event.what else ""
+        lines.append(
+            f"- {event.at:%Y-%m-%d} {event.service_name} {event.action} by {event.actor}{what}"
+        )
     if len(events) > 15:
         lines.append(f"- and {len(events) - 15} more changes.")
     live = {f"service--{e.service_slug}" for e in events} & set(context.entities["services"])

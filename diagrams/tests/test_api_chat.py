@@ -311,3 +311,24 @@ def test_a_kept_context_is_measured_by_its_history_too():
     at = datetime(2026, 1, 1, tzinfo=UTC)
     context.history = [HistoryEvent(at, "updated", "solo", "Solo", "ada")] * 5000
     assert _services_known(context) == 2 + 5000 // 16
+
+
+def test_what_changed_says_what_each_change_did(api, project):
+    """On call, "what changed?" listed who changed which service ("Billing updated by
+    ci"), never what the change did, which is the question."""
+    from diagrams.tests.helpers import put
+
+    base = f"/v1/projects/{project}/services"
+    body = {"consumes": [{"name": "payments.settled"}], "owner": "finance"}
+    assert put(api, f"{base}/billing", body).status_code == 200
+    assert put(api, f"{base}/mailer", {"name": "Notifier"}).status_code == 200
+    reply = chat(api, project, "what changed in the last 7 days?").json()["reply"]
+    billing = next(line for line in reply.splitlines() if "Billing updated" in line)
+    assert billing.endswith(
+        ": stopped consuming orders.placed; started consuming payments.settled; "
+        "owner none -> finance"
+    )
+    renamed = next(line for line in reply.splitlines() if "Notifier renamed" in line)
+    assert renamed.endswith(": renamed from Mailer")
+    created = next(line for line in reply.splitlines() if "Checkout created" in line)
+    assert ":" not in created.split(" by ")[1]
