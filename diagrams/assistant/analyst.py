@@ -128,6 +128,22 @@ def _period(text: str, now: datetime) -> tuple[datetime, datetime | None] | None
     return None if start is None else (start, None)
 
 
+def _former_service(context: AssistantContext, raw: str) -> tuple[str, str] | None:
+    """A service the question names by a name it no longer has (renamed, or deleted): its
+    id and that name, the longest such name the question holds as whole words."""
+    current = {entity["name"].casefold() for entity in context.entities["services"].values()}
+    asked = raw.casefold()
+    found, seen = None, set(current)
+    for event in context.history:  # newest first: a name's latest holder
+        name = event.service_name.casefold()
+        if name in seen or (found and len(name) <= len(found[1])):
+            continue
+        seen.add(name)
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", asked):
+            found = (event.service or f"slug:{event.service_slug}", event.service_name)
+    return found
+
+
 def _since_day(text: str, now: datetime) -> datetime | None:
     """A day: 2026-09-01, 5 September, Sept 5th 2025."""
     match = re.search(r"(\d{4})-(\d{1,2})-(\d{1,2})", text)
@@ -342,10 +358,19 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
         return _cannot(context)
     if _has(text, r"\b(chang|modif|edit|updat|renam|delet|remov|add|creat|happen|new)\w*"):
         period = _period(raw.lower(), now)
-        if period is not None or _has(text, r"what (has )?changed|what s new|any changes"):
+        # a service by a name it had (renamed since, or deleted): "what happened to
+        # Warehouse?" was "I can't answer that"
+        former = None if first["service"] else _former_service(context, raw)
+        if (
+            period is not None
+            or former is not None
+            or _has(text, r"what (has )?changed|what s new|any changes")
+        ):
             service = first["service"].entity_id if first["service"] else None
+            if former is not None and period is None:  # its whole history, as far as kept
+                period = (datetime.min.replace(tzinfo=UTC), None)
             since, until = period or (now - timedelta(days=7), None)
-            return tools.changes(context, since, service, until=until)
+            return tools.changes(context, since, service, until=until, former=former)
     if _has(text, r"\bcycles?\b|\bloops?\b|circular|round trip|feedback"):
         return tools.cycles(context, node_mentions[0].entity_id if node_mentions else None)
     if _has(

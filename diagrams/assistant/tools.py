@@ -446,10 +446,14 @@ def changes(
     service_id: str | None = None,
     *,
     until: datetime | None = None,
+    former: tuple[str, str] | None = None,
 ) -> Answer:
     """What changed since a time (and before `until`, when a question names a month or a
-    year), in the whole project or (`service_id`) in one service."""
+    year), in the whole project or (`service_id`) in one service, or (`former`: its id and
+    a name it had) in a service renamed or deleted since."""
     events = [e for e in context.history if e.at >= since and (until is None or e.at < until)]
+    if former is not None:
+        return _former_changes(context, events, former)
     when = f"since {since:%Y-%m-%d %H:%M} UTC"
     if until is not None:
         when = f"from {since:%Y-%m-%d %H:%M} to {until:%Y-%m-%d %H:%M} UTC"
@@ -477,6 +481,30 @@ def changes(
         lines.append(f"- and {len(events) - 15} more changes.")
     live = {f"service--{e.service_slug}" for e in events} & set(context.entities["services"])
     return Answer("\n".join(lines), sorted(live))
+
+
+def _former_changes(context: AssistantContext, events: list, former: tuple[str, str]) -> Answer:
+    """The history of a service asked for by a name it no longer has: what it is called now
+    (or that it was deleted), then its changes, newest first."""
+    service, name = former
+    own = [e for e in events if (e.service or f"slug:{e.service_slug}") == service]
+    latest = next((e for e in context.history if (e.service or "") == service), None)
+    if latest is None or latest.action == "deleted":
+        said = f"{name} was deleted" + (f" on {latest.at:%Y-%m-%d}" if latest else "") + "."
+        references = []
+    else:
+        said = f"{name} is now called {latest.service_name}."
+        live = f"service--{latest.service_slug}"
+        references = [live] if live in context.entities["services"] else []
+    lines = [f"{said} Its changes, newest first:"]
+    for event in own[:15]:
+        what = f": {event.what}" if event.what else ""
+        lines.append(
+            f"- {event.at:%Y-%m-%d} {event.service_name} {event.action} by {event.actor}{what}"
+        )
+    if len(own) > 15:
+        lines.append(f"- and {len(own) - 15} more changes.")
+    return Answer("\n".join(lines), references)
 
 
 def summary(context: AssistantContext) -> Answer:

@@ -332,3 +332,25 @@ def test_what_changed_says_what_each_change_did(api, project):
     assert renamed.endswith(": renamed from Mailer")
     created = next(line for line in reply.splitlines() if "Checkout created" in line)
     assert ":" not in created.split(" by ")[1]
+
+
+def test_a_service_asked_for_by_a_name_it_no_longer_has_is_found(api, project):
+    """"What happened to Warehouse?" after its rename, or to a deleted service, was "I
+    can't answer that"; the history page finds both."""
+    from diagrams.tests.helpers import put
+
+    base = f"/v1/projects/{project}/services"
+    assert put(api, f"{base}/mailer", {"name": "Notifier"}).status_code == 200
+    assert api.delete(f"{base}/checkout").status_code == 204
+    answer = chat(api, project, "what happened to Mailer?").json()
+    lines = answer["reply"].splitlines()
+    assert lines[0] == "Mailer is now called Notifier. Its changes, newest first:"
+    assert " Notifier renamed by " in lines[1] and lines[1].endswith(": renamed from Mailer")
+    assert lines[-1].split(" ", 2)[2].startswith("Mailer created")
+    assert answer["references"] == ["service--notifier"]
+    gone = chat(api, project, "what happened to the Checkout service?").json()
+    assert gone["reply"].startswith("Checkout was deleted on ")
+    assert "Checkout deleted by" in gone["reply"] and gone["references"] == []
+    # a current name is answered as before
+    now = chat(api, project, "what changed in Billing in the last 7 days?").json()["reply"]
+    assert now.startswith("Since ") and " in Billing:" in now
