@@ -335,7 +335,7 @@ def test_what_changed_says_what_each_change_did(api, project):
 
 
 def test_a_service_asked_for_by_a_name_it_no_longer_has_is_found(api, project):
-    """"What happened to Warehouse?" after its rename, or to a deleted service, was "I
+    """ "What happened to Warehouse?" after its rename, or to a deleted service, was "I
     can't answer that"; the history page finds both."""
     from diagrams.tests.helpers import put
 
