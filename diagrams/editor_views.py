@@ -296,7 +296,9 @@ def _validated(serializer_class, body: dict, form: dict, errors: dict) -> dict |
 def _datalists(project) -> dict:
     entities = project_entities_cached(project=project)
     return {
-        "topic_names": sorted(t["name"] for t in entities["topics"].values()),
+        # each with its category and owner as the project has them now (merged from every
+        # service that names it): the editor says when a row would change them
+        "topics": sorted(entities["topics"].values(), key=lambda topic: topic["name"]),
         "category_names": sorted(c["name"] for c in entities["categories"].values()),
         "owner_names": sorted(o["name"] for o in entities["owners"].values()),
     }

@@ -89,7 +89,11 @@ def test_topic_names_of_the_project_are_offered(browser, api, project):
         {"name": "Billing", "produces": [{"name": "invoices.sent"}], "category": "money"},
     )
     html = browser.get(f"/projects/{project}/services/new/").content.decode()
-    assert '<datalist id="topic-names"><option value="invoices.sent">' in html
+    # with the topic's category and owner as the project has them (none here)
+    assert (
+        '<datalist id="topic-names"><option value="invoices.sent" data-category="" '
+        'data-owner="">' in html
+    )
     assert '<option value="money">' in html
     assert 'list="topic-names"' in html
 

@@ -326,3 +326,41 @@ def test_what_a_full_page_action_did_gets_the_focus(browser, shop):
     assert notice["y"] + notice["height"] <= card["y"]
     assert abs(notice["x"] - card["x"]) < 1 and abs(notice["width"] - card["width"]) < 1
     context.close()
+
+
+def test_a_topic_row_shows_the_topics_category_and_owner_and_says_when_it_changes_them(
+    browser, shop, factory
+):
+    """A topic's category and owner are merged from every service naming it, the latest
+    write winning: a consumer typing another category changed the topic for everyone
+    without a word, and an empty field gave no sign that it keeps what is there."""
+    writer = factory.key_client(shop["org"], "writer")
+    new_service(
+        writer,
+        shop["project"],
+        {
+            "name": "Inventory",
+            "produces": [{"name": "stock.low", "category": "alert", "owner": "warehouse-team"}],
+        },
+    )
+    context, page = member_page(browser, shop)
+    page.goto(f"{shop['url']}/projects/{shop['project']}/services/new/")
+    topic = page.get_by_label("Consumed topic name").first
+    category = page.get_by_label("Consumed topic category").first
+    owner = page.get_by_label("Consumed topic owner").first
+    topic.fill("stock.low")
+    expect(category).to_have_attribute("placeholder", "alert, kept if empty")
+    expect(owner).to_have_attribute("placeholder", "warehouse-team, kept if empty")
+    note = page.locator("[data-topic-note]")
+    expect(note).to_have_count(0)
+    category.fill("alert")  # the same: nothing to say
+    expect(note).to_have_count(0)
+    category.fill("event")
+    expect(note).to_have_text(
+        "Saving gives stock.low the category “event” (it is “alert”) for the whole project."
+    )
+    category.fill("")
+    expect(note).to_have_count(0)
+    topic.fill("brand.new")  # a topic no service names yet
+    expect(category).to_have_attribute("placeholder", "category")
+    context.close()

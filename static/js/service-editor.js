@@ -34,6 +34,51 @@
     });
   }
 
+  // A topic's category and owner are the project's, merged from every service that names
+  // it (the latest write wins; an empty field erases nothing): a row of a known topic shows
+  // them as its fields' placeholders, and says so when what it holds would change them for
+  // every service ("Warehouse UI" consuming stock.low made it "event" without a word).
+  var known = {};
+  document.querySelectorAll("#topic-names option").forEach(function (option) {
+    known[option.value] = { category: option.getAttribute("data-category") || "",
+                            owner: option.getAttribute("data-owner") || "" };
+  });
+  function topicNote(row) {
+    var name = row.querySelector("input[name$='-name']");
+    if (!name || !/-name$/.test(name.name) || !name.getAttribute("list")) { return; }
+    var fields = { category: row.querySelector("input[name$='-category']"),
+                   owner: row.querySelector("input[name$='-owner']") };
+    var note = row.querySelector("[data-topic-note]");
+    function update() {
+      var topic = known[name.value.trim()];
+      var changes = [];
+      Object.keys(fields).forEach(function (field) {
+        var input = fields[field];
+        if (!input) { return; }
+        var now = topic ? topic[field] : "";
+        input.placeholder = now ? now + ", kept if empty" : field;
+        var typed = input.value.trim();
+        if (topic && now && typed && typed !== now) {
+          changes.push(field + " \u201c" + typed + "\u201d (it is \u201c" + now + "\u201d)");
+        }
+      });
+      if (!changes.length) { if (note) { note.remove(); note = null; } return; }
+      if (!note) {
+        note = document.createElement("p");
+        note.className = "hint topic-note";
+        note.setAttribute("data-topic-note", "");
+        row.appendChild(note);
+      }
+      note.textContent = "Saving gives " + name.value.trim() + " the " + changes.join(" and the ") +
+        " for the whole project.";
+    }
+    [name, fields.category, fields.owner].forEach(function (input) {
+      if (input) { input.addEventListener("input", update); }
+    });
+    update();
+  }
+  form.querySelectorAll("[data-row]").forEach(topicNote);
+
   form.querySelectorAll("[data-rows]").forEach(function (group) {
     var list = group.querySelector("[data-row-list]");
     var template = group.querySelector("[data-row-template]");
@@ -56,6 +101,7 @@
       var row = fragment.querySelector("[data-row]");
       list.appendChild(fragment);
       wireRemove(row, changed);
+      topicNote(row);
       changed();
       var input = row.querySelector("input");
       if (input) { input.focus(); }
