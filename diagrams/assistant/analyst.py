@@ -397,6 +397,13 @@ def _route(context: AssistantContext, text: str, raw: str, mentions: list[Mentio
         r"project|what s in (the|this) project|architecture",
     ):
         return tools.summary(context)
+    moved = re.search(r"\b(stop\w*|start\w*|began|begun|beg[iu]n\w*)\s+(consum|produc)\w*", text)
+    if moved and node_mentions and node_mentions[0].kind == "messaging":
+        # "who stopped consuming orders.confirmed?" is a question about the history, not
+        # about what fails with the topic (it was answered as one)
+        verb = "stopped" if moved.group(1).startswith("stop") else "started"
+        gerund = "consuming" if moved.group(2) == "consum" else "producing"
+        return tools.topic_moves(context, node_mentions[0].entity_id, verb, gerund)
     if node_mentions and _upstream(text, node_mentions[0]):
         return tools.impact(context, node_mentions[0].entity_id, upstream=True)
     if node_mentions and _has(

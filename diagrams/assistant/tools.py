@@ -507,6 +507,33 @@ def _former_changes(context: AssistantContext, events: list, former: tuple[str, 
     return Answer("\n".join(lines), references)
 
 
+def topic_moves(context: AssistantContext, topic_id: str, verb: str, gerund: str) -> Answer:
+    """The services that stopped (started) consuming (producing) a topic, newest first, as
+    the changes' own words say it (HistoryEvent.what)."""
+    topic = context.entities["topics"].get(topic_id, {}).get("name", topic_id)
+    lead = f"{verb} {gerund} "
+    found = [
+        event
+        for event in context.history
+        if any(
+            part.startswith(lead) and topic in part[len(lead) :].split(", ")
+            for part in event.what.split("; ")
+        )
+    ]
+    if not found:
+        return Answer(
+            f"No service {verb} {gerund} {topic} in the history I have (its latest 5,000 changes).",
+            [topic_id],
+        )
+    lines = [f"{len(found)} change{'s' if len(found) != 1 else ''} {verb} {gerund} {topic}:"]
+    for event in found[:15]:
+        lines.append(f"- {event.at:%Y-%m-%d} {event.service_name}, by {event.actor}")
+    if len(found) > 15:
+        lines.append(f"- and {len(found) - 15} more.")
+    live = {f"service--{e.service_slug}" for e in found} & set(context.entities["services"])
+    return Answer("\n".join(lines), sorted(live | {topic_id}))
+
+
 def summary(context: AssistantContext) -> Answer:
     e = context.entities
     graph = context.graph

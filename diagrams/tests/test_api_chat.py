@@ -354,3 +354,21 @@ def test_a_service_asked_for_by_a_name_it_no_longer_has_is_found(api, project):
     # a current name is answered as before
     now = chat(api, project, "what changed in Billing in the last 7 days?").json()["reply"]
     assert now.startswith("Since ") and " in Billing:" in now
+
+
+def test_who_stopped_consuming_a_topic_is_read_from_the_history(api, project):
+    """ "Who stopped consuming orders.placed?" was answered as a failure of the topic
+    ("If orders.placed fails, ..."), never naming the service that stopped."""
+    from diagrams.tests.helpers import put
+
+    base = f"/v1/projects/{project}/services"
+    assert put(api, f"{base}/billing", {"consumes": [{"name": "payments"}]}).status_code == 200
+    answer = chat(api, project, "who stopped consuming orders.placed?").json()
+    lines = answer["reply"].splitlines()
+    assert lines[0] == "1 change stopped consuming orders.placed:"
+    assert lines[1].split(" ", 2)[2].startswith("Billing, by ")
+    assert "service--billing" in answer["references"]
+    started = chat(api, project, "which service started consuming payments?").json()["reply"]
+    assert started.startswith("1 change started consuming payments:")
+    none = chat(api, project, "who stopped producing invoices?").json()["reply"]
+    assert none.startswith("No service stopped producing invoices")
