@@ -69,6 +69,14 @@ class MembershipQuerySet(models.QuerySet):
             .exclude(user__password__startswith=UNUSABLE_PASSWORD_PREFIX)
         )
 
+    def invited(self) -> "MembershipQuerySet":
+        """Memberships of an active account not in yet: pending, or added by address and
+        without a password (an organization's other active ones are `joined`)."""
+        return self.filter(
+            Q(accepted_at__isnull=True) | Q(user__password__startswith=UNUSABLE_PASSWORD_PREFIX),
+            user__is_active=True,
+        )
+
 
 class Membership(models.Model):
     """A user's place in an organization. One added by an admin for an account that already

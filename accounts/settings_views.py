@@ -12,7 +12,6 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.password_validation import ValidationError as PasswordError
 from django.contrib.auth.password_validation import validate_password
 from django.db.models import Q
@@ -73,12 +72,7 @@ def settings_index(request):
             # those who are in, and those invited who have not come yet (they were counted
             # as members: "3 members" over a list of one who had joined)
             "member_count": Membership.objects.joined().filter(organization=organization).count(),
-            "invited_count": Membership.objects.filter(
-                Q(accepted_at__isnull=True)
-                | Q(user__password__startswith=UNUSABLE_PASSWORD_PREFIX),
-                organization=organization,
-                user__is_active=True,  # a deactivated account is not "invited"
-            ).count(),
+            "invited_count": Membership.objects.invited().filter(organization=organization).count(),
             "key_count": _active_keys(actor).count(),
             "plan": plan,
         },

@@ -18,6 +18,21 @@ from diagrams.models import Pin, Project, PublicShareToken, Service, ServiceSnap
 from diagrams.tests.helpers import new_project, new_service, put
 
 
+def staff_client(email: str, permissions: list[str]):
+    """A logged-in staff member holding only these permissions (codenames), and the user."""
+    from django.contrib.auth.models import Permission
+
+    from accounts.models import User
+
+    staff = User.objects.create_user(email=email, password="staff-password-1")
+    staff.is_staff = True
+    staff.save()
+    staff.user_permissions.set(Permission.objects.filter(codename__in=permissions))
+    client = Client()
+    client.force_login(staff)
+    return client, staff
+
+
 def listed(response) -> list[str]:
     """The primary keys of a changelist's rows."""
     return [str(row.pk) for row in response.context["cl"].result_list]
@@ -682,23 +697,13 @@ def test_a_snapshots_page_says_its_topics_a_line_each(operator, factory):
 def test_staff_who_may_only_look_cannot_revoke_keys_or_end_sessions(factory):
     """The two actions had no permission of their own: a staff member with only the view
     permissions revoked a customer's key (its calls went 401) and ended sessions."""
-    from django.contrib.auth.models import Permission
-
-    from accounts.models import User
 
     org = factory.org("acme")
     token = factory.key(org, "deploy")
     key = ApiKey.objects.get(name="deploy")
     session_start(membership=factory.member(org))
     session = AuthSession.objects.get()
-    viewer = User.objects.create_user(email="look@example.com", password="look-password-1")
-    viewer.is_staff = True
-    viewer.save()
-    viewer.user_permissions.set(
-        Permission.objects.filter(codename__in=["view_apikey", "view_authsession"])
-    )
-    client = Client()
-    client.force_login(viewer)
+    client, _ = staff_client("look@example.com", ["view_apikey", "view_authsession"])
     for path, action, pk in (
         ("/admin/accounts/apikey/", "revoke_keys", key.pk),
         ("/admin/accounts/authsession/", "end_sessions", session.pk),
@@ -823,14 +828,7 @@ def test_staff_who_may_add_organizations_but_not_members_make_none(factory):
 
     from accounts.models import User
 
-    staff = User.objects.create_user(email="add@example.com", password="add-password-1")
-    staff.is_staff = True
-    staff.save()
-    staff.user_permissions.set(
-        Permission.objects.filter(codename__in=["add_organization", "view_organization"])
-    )
-    client = Client()
-    client.force_login(staff)
+    client, staff = staff_client("add@example.com", ["add_organization", "view_organization"])
     assert client.get("/admin/accounts/organization/add/").status_code == 403
     assert (
         "/admin/accounts/organization/add/"

@@ -472,15 +472,23 @@ def changes(
         f"{when[0].upper()}{when[1:]}{about}: "
         + ", ".join(f"{n} {action}" for action, n in sorted(counts.items()))
     ]
-    for event in events[:15]:
+    lines += _change_lines(events)
+    live = {f"service--{e.service_slug}" for e in events} & set(context.entities["services"])
+    return Answer("\n".join(lines), sorted(live))
+
+
+def _change_lines(events: list, most: int = 15) -> list[str]:
+    """A line a change, newest first: when, which service, what, by whom, and what it did;
+    then how many more past `most`."""
+    lines = []
+    for event in events[:most]:
         what = f": {event.what}" if event.what else ""
         lines.append(
             f"- {event.at:%Y-%m-%d} {event.service_name} {event.action} by {event.actor}{what}"
         )
-    if len(events) > 15:
-        lines.append(f"- and {len(events) - 15} more changes.")
-    live = {f"service--{e.service_slug}" for e in events} & set(context.entities["services"])
-    return Answer("\n".join(lines), sorted(live))
+    if len(events) > most:
+        lines.append(f"- and {len(events) - most} more changes.")
+    return lines
 
 
 def _former_changes(context: AssistantContext, events: list, former: tuple[str, str]) -> Answer:
@@ -496,14 +504,7 @@ def _former_changes(context: AssistantContext, events: list, former: tuple[str, 
         said = f"{name} is now called {latest.service_name}."
         live = f"service--{latest.service_slug}"
         references = [live] if live in context.entities["services"] else []
-    lines = [f"{said} Its changes, newest first:"]
-    for event in own[:15]:
-        what = f": {event.what}" if event.what else ""
-        lines.append(
-            f"- {event.at:%Y-%m-%d} {event.service_name} {event.action} by {event.actor}{what}"
-        )
-    if len(own) > 15:
-        lines.append(f"- and {len(own) - 15} more changes.")
+    lines = [f"{said} Its changes, newest first:", *_change_lines(own)]
     return Answer("\n".join(lines), references)
 
 
