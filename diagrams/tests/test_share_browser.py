@@ -137,6 +137,39 @@ def test_embed_in_another_origin_then_404_after_the_token_is_replaced(
     context.close()
 
 
+def test_without_scripts_the_shared_drawing_scrolls_and_offers_no_dead_controls(browser, shared):
+    """With scripts off, the share page showed the drawing's middle at half its size in a
+    frame nothing could pan, under Show, Depth, zoom buttons and a "drag to pan" hint that
+    did nothing. The frame now scrolls over the drawing at its own size, from its top
+    left, and offers only what works without a script (Download SVG)."""
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    for path in ("", "embed/"):
+        page.goto(f"{shared['url']}/share/{shared['token']}/{path}")
+        stage = page.locator(".graph-stage")
+        frame = stage.evaluate(
+            "s => ({scroll: s.scrollWidth, width: s.clientWidth,"
+            " overflow: getComputedStyle(s).overflowX,"
+            " drawn: s.querySelector('svg').getBoundingClientRect().width,"
+            " units: s.querySelector('svg').viewBox.baseVal.width})"
+        )
+        assert frame["overflow"] == "auto", path
+        assert frame["scroll"] > frame["width"], path  # wider than a phone: it scrolls
+        assert frame["drawn"] == pytest.approx(frame["units"], abs=1), path  # a unit a pixel
+        first = page.locator('g.node[data-entity-id="messaging--cart-events"]')
+        left = stage.bounding_box()["x"]
+        assert left <= first.bounding_box()["x"] < left + frame["width"], path  # in view
+        stage.evaluate("s => { s.scrollLeft = 300; }")
+        assert stage.evaluate("s => s.scrollLeft") == 300, path
+        assert first.bounding_box()["x"] < left, path  # scrolled out of view to the left
+        for control in ("[data-zoom=in]", "[data-depth-select]", ".viewer-hint"):
+            expect(page.locator(control)).to_be_hidden()
+    page.goto(f"{shared['url']}/share/{shared['token']}/")
+    expect(page.locator("[data-group-filter]")).to_be_hidden()
+    expect(page.locator("[data-download]")).to_be_visible()
+    context.close()
+
+
 def test_the_share_page_cannot_be_framed(browser, shared):
     """Only the embed may be framed: the full page refuses to load in another site."""
     context = browser.new_context()
