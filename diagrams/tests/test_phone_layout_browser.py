@@ -627,8 +627,8 @@ def test_a_touch_screen_is_told_how_to_move_the_graph_by_touch(browser, shop):
         assert described == said
         if context is touch:
             assert said == (
-                "Drag sideways to pan, pinch to zoom, tap a box to focus on it; Fit shows the "
-                "whole graph."
+                "Drag sideways to pan, pinch to zoom, tap a box to focus on it (Depth sets how "
+                "far around it); Fit shows the whole graph."
             )
         else:
             assert said.startswith("Drag to pan, pinch or Ctrl/⌘ + scroll to zoom")

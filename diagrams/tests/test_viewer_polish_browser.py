@@ -132,6 +132,10 @@ def test_depth_is_off_until_something_is_focused(browser, demo):
     expect(depth).to_be_disabled()
     assert "focus" in depth.get_attribute("title")
     assert "focus" in page.locator("[data-depth-label]").get_attribute("title")
+    # a disabled control shows no tooltip: the hint over the graph says what Depth is for
+    expect(page.locator("#viewer-hint")).to_contain_text(
+        "focus on it (Depth sets how far around it)"
+    )
     page.locator('g.node[data-entity-id="service--checkout"]').dispatch_event("click")
     expect(page.locator("[data-focus-name]")).to_have_text("Checkout")
     expect(depth).to_be_enabled()
