@@ -312,7 +312,7 @@ ASSISTANT_MODEL = os.environ.get("ASSISTANT_MODEL", "gpt-4o-mini")
 ASSISTANT_API_KEY = os.environ.get("ASSISTANT_API_KEY", "")
 ASSISTANT_TIMEOUT_SECONDS = env_int("ASSISTANT_TIMEOUT_SECONDS", 20)
 # Each worker keeps what the assistant read of the projects it was last asked about (graph,
-# entities, history, name index: about 7.5 KB a service, a history event a sixteenth of
+# entities, history, name index: about 7.5 KB a service, a history event a twelfth of
 # that) for the next question on the same state, up to this many services' worth in all; a
 # project over half of it is not kept.
 # 0: rebuilt for every question. (selectors.assistant_context)

@@ -536,8 +536,9 @@ def _when_label(project: Project, at: datetime | None) -> str:
 
 def _services_known(context) -> int:
     """A kept context's size in services' worth of memory (about 7.5 KB each): its services,
-    and its history events, about a sixteenth of that each (up to 5,000 of them)."""
-    return 1 + len(context.entities["services"]) + len(context.history) // 16
+    and its history events, about a twelfth of that each (up to 5,000 of them: about 600
+    bytes an event with what it did in words, `HistoryEvent.what`)."""
+    return 1 + len(context.entities["services"]) + len(context.history) // 12
 
 
 assistant_contexts = LocalRenders("ASSISTANT_KEPT_SERVICES", size=_services_known, largest=0.5)

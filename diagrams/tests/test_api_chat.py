@@ -310,7 +310,7 @@ def test_a_kept_context_is_measured_by_its_history_too():
     assert _services_known(context) == 2
     at = datetime(2026, 1, 1, tzinfo=UTC)
     context.history = [HistoryEvent(at, "updated", "solo", "Solo", "ada")] * 5000
-    assert _services_known(context) == 2 + 5000 // 16
+    assert _services_known(context) == 2 + 5000 // 12
 
 
 def test_what_changed_says_what_each_change_did(api, project):
