@@ -205,7 +205,10 @@ BUDGET_WINDOW = 60
 
 class RenderBudgetSpent(Throttled):
     """The caller's renders this minute took RENDER_BUDGET_SECONDS already: to the API a
-    429 like any rate limit (archsvc/api/errors.py answers Throttled)."""
+    429 like any rate limit, which says it was the drawings' budget
+    (archsvc/api/errors.py, `render_budget`)."""
+
+    render_budget = True
 
     def __init__(self, retry_after: int):
         super().__init__(wait=retry_after)

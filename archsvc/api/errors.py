@@ -254,10 +254,39 @@ def rate_limited_body(message: str, retry_after: int) -> dict:
     return body
 
 
-def rate_limited_response(wait: float | None) -> Response:
+def rate_limited_response(
+    wait: float | None, message: str = "Too many requests; retry later."
+) -> Response:
     retry_after = max(1, math.ceil(wait or 1))
-    body = rate_limited_body("Too many requests; retry later.", retry_after)
+    body = rate_limited_body(message, retry_after)
     return Response(body, status=429, headers={"Retry-After": str(retry_after)})
+
+
+# A read refused because its organization's new drawings took RENDER_BUDGET_SECONDS this
+# minute (diagrams/render_cache.py), not because of its request budget.
+RENDER_BUDGET_MESSAGE = (
+    "This organization's new drawings took their share of rendering time this minute; "
+    "drawings already made (the same query on the same state) are still served. Retry in "
+    "{seconds}."
+)
+
+
+def _render_budget_spent(exc, request) -> Response:
+    """The 429 of a spent render budget. Its RateLimit-* fields (RateLimitHeadersMiddleware)
+    had said the request budget's Remaining and Reset (593 left, 40 s) beside a Retry-After
+    of 58: a script pacing itself on them met 429 after 429. They now say what refused the
+    request: none left until Retry-After."""
+    from archsvc.api.ratelimit import seconds_text  # it imports this module
+
+    retry_after = max(1, math.ceil(exc.wait or 1))
+    django_request = getattr(request, "_request", request)
+    state = getattr(django_request, "rate_limit_state", None)
+    if state is not None:
+        limit, _remaining, _reset, window = state
+        django_request.rate_limit_state = (limit, 0, retry_after, window)
+    return rate_limited_response(
+        retry_after, RENDER_BUDGET_MESSAGE.format(seconds=seconds_text(retry_after))
+    )
 
 
 def wants_page(request) -> bool:
@@ -347,6 +376,8 @@ def exception_handler(exc, context):
             {"body": ["Send the body as JSON with Content-Type: application/json."]},
             code="bad_request",
         )
+    if getattr(exc, "render_budget", False):
+        return _render_budget_spent(exc, request)
     if isinstance(exc, drf.Throttled):
         return rate_limited_response(exc.wait)
     if isinstance(exc, drf.APIException):

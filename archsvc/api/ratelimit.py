@@ -150,7 +150,8 @@ class RateLimitHeadersMiddleware:
     clients know): `RateLimit-Limit` requests a window, `RateLimit-Remaining` in this one,
     `RateLimit-Reset` seconds until it frees, and `RateLimit-Policy` (`600;w=60`). Reads,
     writes and the assistant have their own budgets; the fields describe the budget this
-    request counted against. A 429 says Remaining 0, and Reset equals its Retry-After."""
+    request counted against. A 429 says Remaining 0, and Reset equals its Retry-After, the
+    429 of a spent render budget too (errors._render_budget_spent)."""
 
     def __init__(self, get_response):
         self.get_response = get_response

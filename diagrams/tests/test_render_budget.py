@@ -124,3 +124,23 @@ def test_the_current_services_and_entities_answer_with_the_budget_spent(tight, f
     assert "service--refunds" in key.get(f"{base}/entities").json()["services"]
     assert_budget_spent(key.get(f"{base}/services?at={past(3)}"))
     assert_budget_spent(key.get(f"{base}/graph"))  # the drawing of the new state still is
+
+
+def test_a_spent_budget_says_so_in_its_message_and_its_rate_limit_fields(tight, factory, org, shop):
+    """The 429 said the read budget's RateLimit-Remaining and -Reset (593 left, reset in
+    40 s) beside a Retry-After of 58, and "Too many requests": a script pacing itself on
+    those fields met 429 after 429, not knowing why."""
+    key = factory.key_client(org, "ci")
+    graph = f"/v1/projects/{shop['project']}/graph"
+    assert key.get(f"{graph}?at={past(1)}").status_code == 200
+    refused = key.get(f"{graph}?at={past(2)}")
+    assert_budget_spent(refused)
+    wait = refused["Retry-After"]
+    assert refused["RateLimit-Remaining"] == "0"
+    assert refused["RateLimit-Reset"] == wait
+    message = refused.json()["message"]
+    assert message.startswith("This organization's new drawings took their share")
+    assert message.endswith(f"Retry in {wait} second{'' if wait == '1' else 's'}.")
+    # an ordinary read still counts against, and says, its own budget
+    allowed = key.get(f"/v1/projects/{shop['project']}")
+    assert int(allowed["RateLimit-Remaining"]) > 0
