@@ -7,6 +7,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
+from archsvc.api.errors import NO_CREDENTIALS, Conflict, Forbidden
+
 
 class ErrorResponseSerializer(serializers.Serializer):
     status = serializers.IntegerField()
@@ -228,14 +230,15 @@ def add_common_responses(result, generator, request, public):
 
 # What an error answer holds, by status, for the docs page's examples: generated from the
 # schema alone, every error read `{"status": 0, "code": "bad_request", ...}`
+# (in the words the server says them: a script matching on a message met other ones)
 _ERROR_EXAMPLES = {
-    "400": ("bad_request", "depth must be an integer from 0 to 5."),
-    "401": ("unauthorized", "Authentication credentials were not provided or are invalid."),
+    "400": ("bad_request", "Query parameter 'depth' must be between 0 and 5."),
+    "401": ("unauthorized", NO_CREDENTIALS),
     "402": ("payment_required", "This plan does not allow it."),
-    "403": ("forbidden", "You do not have permission to perform this action."),
+    "403": ("forbidden", Forbidden.message),
     "404": ("not_found", "Not found."),
-    "409": ("conflict", "Changed meanwhile: read it again, then retry."),
-    "429": ("rate_limited", "Too many requests; retry in 12 seconds."),
+    "409": ("conflict", Conflict.message),
+    "429": ("rate_limited", "Too many requests; retry later."),
     "500": ("internal_error", "Something went wrong on our side; nothing was changed."),
     "503": ("internal_error", "The service is unavailable for a moment; retry shortly."),
 }
@@ -248,11 +251,15 @@ def _error_example(path: str, operation: dict, status: str) -> dict:
     operation_id = operation.get("operationId", "")
     if status == "404":
         if "{slug}" in path:
-            code, message = "service_not_found", "No service of this project is called that."
+            code, message = "service_not_found", "No service 'order-api' in this project."
         elif "public-share-token" in path:
             code, message = "public_share_token_not_found", "The project is not shared."
         elif "{project_id}" in path:
-            code, message = "project_not_found", "No project of this organization has that id."
+            code, message = (
+                "project_not_found",
+                "No project 'checkout-platform-k3x9q2ab' in this organization "
+                "(GET /v1/projects lists the ids).",
+            )
         elif "/billing/" in path:
             code, message = "subscription_not_found", "The organization has no subscription."
     elif status == "402" and "/ai/chat" in path:
@@ -261,7 +268,10 @@ def _error_example(path: str, operation: dict, status: str) -> dict:
         code, message = "project_limit_reached", "The plan's project limit is reached."
     elif status == "409" and ("services" in path or "service" in operation_id):
         code = "service_name_conflict"
-        message = "Another current service of the project has that name's slug."
+        message = (
+            "A service named 'Order API' exists in this project, at the slug 'order-api' "
+            "(PUT .../services/order-api changes it)."
+        )
     body = {"status": int(status), "code": code, "message": message}
     if status == "429":
         body["retryAfter"] = 12
@@ -351,7 +361,8 @@ def error_responses(*statuses: int) -> dict:
 # Reads kept whole in the render cache answer conditional requests (archsvc/api/encoding.py).
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
-    OpenApiTypes.STR,
+    # what idempotency.request_key takes, said so that a generated client checks it too
+    {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]([ -~]*[!-~])?$"},
     OpenApiParameter.HEADER,
     description="optional, 1 to 255 printable ASCII characters (a UUID): a retry with the "
     "same key and body answers the project the first request made (header "

@@ -363,3 +363,27 @@ def test_each_error_answer_has_an_example_of_its_own_status_and_code(db):
     )
     limits = schema["paths"]["/v1/limits"]["get"]["responses"]["429"]
     assert limits["content"]["application/json"]["example"]["retryAfter"] == 12
+
+
+def test_the_idempotency_key_is_described_as_the_server_takes_it(db):
+    """The parameter was a bare string: a generated client (and schemathesis) sent keys the
+    server refuses with 400 (empty, non-ASCII, a tab, over 255)."""
+    import re
+
+    schema = json.loads(Client().get("/v1/schema", HTTP_ACCEPT="application/json").content)
+    (parameter,) = [
+        p
+        for p in schema["paths"]["/v1/projects"]["post"]["parameters"]
+        if p["name"] == "Idempotency-Key"
+    ]
+    rule = parameter["schema"]
+
+    def allowed(key: str) -> bool:
+        return rule["minLength"] <= len(key) <= rule["maxLength"] and bool(
+            re.fullmatch(rule["pattern"], key)
+        )
+
+    for refused in ["", " ", "x" * 256, "naïve", "a\tb"]:  # the server's 400s
+        assert not allowed(refused), refused
+    for taken in ["a", "3f2b8c1e-6d4a-4f0e-9b7a-1c2d3e4f5a6b", "x" * 255, "run 42"]:
+        assert allowed(taken), taken

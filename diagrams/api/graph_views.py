@@ -26,7 +26,8 @@ GRAPH_PARAMETERS = [
         "filteredIds",
         {"type": "array", "items": {"type": "string", "pattern": FILTERED_IDS_PATTERN}},
         explode=True,
-        description="entity ids to focus on (repeat, or comma-separated)",
+        description="entity ids to focus on (repeat, or comma-separated; `filteredIds[]`, "
+        "as axios, jQuery and PHP write an array, is read the same)",
     ),
     OpenApiParameter("depth", OpenApiTypes.INT, description="0 to 5; default 1 with filteredIds"),
     OpenApiParameter("at", OpenApiTypes.DATETIME, description="state at this time"),
@@ -37,8 +38,13 @@ GRAPH_PARAMETERS = [
 def graph_query(request) -> tuple:
     """filteredIds, depth and at of a graph request (the API's and the public pages');
     BadRequest naming the parameter when one is malformed."""
+    params = query_params(request)
     try:
-        filtered_ids = parse_filtered_ids(query_params(request).getlist("filteredIds"))
+        # `filteredIds[]=a&filteredIds[]=b` is how axios, jQuery and PHP send an array: it
+        # was ignored, and such a client got the whole graph, as if unfocused, with a 200
+        filtered_ids = parse_filtered_ids(
+            params.getlist("filteredIds") + params.getlist("filteredIds[]")
+        )
     except MalformedEntityId as exc:
         given = str(exc)[:100]
         hint = ""

@@ -239,6 +239,17 @@ def test_repeated_and_comma_separated_filtered_ids_are_the_same(api, chain):
         )
 
 
+def test_filtered_ids_written_as_an_array_by_axios_or_php_are_the_same(api, chain):
+    """`filteredIds[]=a&filteredIds[]=b` (axios, jQuery and PHP write arrays so) was
+    ignored: the whole graph came back with a 200, as if no focus had been asked."""
+    bracketed = graph(api, chain, **{"filteredIds[]": ["service--a", "service--c"]}, depth=0)
+    repeated = graph(api, chain, filteredIds=["service--a", "service--c"], depth=0)
+    assert bracketed.status_code == 200
+    assert bracketed.json() == repeated.json()
+    assert node_ids(bracketed.json()) == {"service--a", "service--c"}
+    assert graph(api, chain, **{"filteredIds[]": "nonsense"}).status_code == 400
+
+
 def test_topic_id_seeds_the_topic(api, chain):
     body = graph_json(api, chain, filteredIds="messaging--t1", depth=1)
     assert node_ids(body) == {"messaging--t1", "service--a", "service--b"}
