@@ -409,6 +409,43 @@ def test_a_drag_moves_the_drawing_with_the_pointer_and_draws_it_anew_once_at_res
     context.close()
 
 
+def test_arrow_keys_on_the_slider_draw_once_they_rest(browser, demo):
+    """Each arrow key on the slider was a `change`, and each a drawing of the whole project
+    asked at once: on 1,000 services ten presses were ten 2 MB drawings, which spent the
+    organization's drawing budget and ended in a 429 that put the slider back. The graph
+    now follows once the keys rest; the label follows every key."""
+    context, page, errors = member_page(browser, demo, viewport=DESKTOP)
+    asked = []
+    page.on(
+        "request",
+        lambda request: asked.append(request.url) if "/graph/svg?" in request.url else None,
+    )
+    slider = page.locator("[data-timeline]")
+    label = page.locator("[data-timeline-label]")
+    top = int(slider.get_attribute("max"))
+    slider.focus()
+    for step in range(1, 6):
+        page.keyboard.press("ArrowLeft")
+        assert slider.input_value() == str(top - step)
+        assert label.inner_text() != "now"  # the label previews each step
+        page.wait_for_timeout(60)
+    expect(page.locator("[data-at]")).not_to_have_value("")  # drawn, once the keys rested
+    page.wait_for_timeout(800)
+    assert len(asked) == 1, asked
+    assert slider.input_value() == str(top - 5)  # where the keys left it
+    shown = page.locator("[data-at]").input_value()
+    assert "at=" + shown[:16].replace(":", "%3A") in asked[0]
+    # a key, then leaving the slider, draws at once
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Tab")
+    expect(page.locator("[data-at]")).not_to_have_value(shown)
+    page.wait_for_timeout(800)
+    assert len(asked) == 2
+    assert slider.input_value() == str(top - 6)
+    assert errors == []
+    context.close()
+
+
 def test_every_control_says_what_the_graph_shows(browser, demo):
     context, page, errors = member_page(browser, demo, viewport=DESKTOP)
     nodes = page.locator(".graph-stage g.node")

@@ -118,6 +118,7 @@ def test_back_leaves_the_past_for_the_moment_before_and_keeps_what_find_holds(br
     slider.focus()
     page.keyboard.press("ArrowLeft")  # into the past: a new entry
     expect(label).not_to_have_text("now")
+    expect(page).to_have_url(re.compile(r"[?&]at="))  # drawn once the keys rest
     settled(page)
     first = asked(page)["at"]
     assert entries(page) == opened + 1

@@ -147,6 +147,26 @@
       node.classList.toggle("changed-since", slug !== null && changed[slug] === true);
     });
   }
+  // Arrow keys step the slider a change at a time, and every step is a `change`: ten
+  // presses were ten drawings of the whole project asked at once (on 1,000 services 2 MB
+  // each, seconds of the server's time, which spent the organization's drawing budget and
+  // ended in a 429). Stepped by keys, the graph follows once they rest, as the Show menu's
+  // does; a release of the thumb, or leaving the slider, is at once.
+  var KEYS_SETTLE = 450;
+  var keyed = 0;  // when a key last moved the slider
+  var keysWait = null;  // the redraw waiting for the keys to rest
+  function goTo(index) {
+    var value = index >= count - 1 ? "" : timeline[count - 1 - index].at;
+    document.dispatchEvent(new CustomEvent("archsvc:at", { detail: { at: value } }));
+  }
+  function keysRested() {
+    if (!keysWait) return false;
+    clearTimeout(keysWait);
+    keysWait = null;
+    dragging = false;
+    goTo(Number(slider.value));
+    return true;
+  }
   if (slider) {
     // while dragging, the label previews the change under the thumb; on release the graph
     // is redrawn, and the slider then follows what is shown (see archsvc:shown)
@@ -154,12 +174,22 @@
       dragging = true;
       setLabel(labelFor(Number(slider.value), ""));
     });
-    slider.addEventListener("blur", function () { dragging = false; growSlider(); });
+    slider.addEventListener("keydown", function (event) {
+      if (/^(Arrow|Page|Home|End)/.test(event.key)) keyed = Date.now();
+    });
+    slider.addEventListener("blur", function () {
+      if (!keysRested()) { dragging = false; growSlider(); }
+    });
     slider.addEventListener("change", function () {
+      if (keysWait) clearTimeout(keysWait);
+      keysWait = null;
+      if (Date.now() - keyed < 200) {
+        dragging = true;  // the thumb stays where the keys left it meanwhile
+        keysWait = setTimeout(keysRested, KEYS_SETTLE);
+        return;
+      }
       dragging = false;
-      var index = Number(slider.value);
-      var value = index >= count - 1 ? "" : timeline[count - 1 - index].at;
-      document.dispatchEvent(new CustomEvent("archsvc:at", { detail: { at: value } }));
+      goTo(Number(slider.value));
     });
   }
 
@@ -168,11 +198,11 @@
   function follow(state) {
     shownAt = state.at || "";
     shownNodes = state.nodes || [];
-    dragging = false;
+    if (!keysWait) dragging = false;  // (keys still moving the thumb: it stays with them)
     growSlider();
     remember(state);
     shown = { focus: state.focus || "", name: state.name || "", depth: state.depth || "", at: shownAt };
-    if (slider) {
+    if (slider && !keysWait) {
       var index = positionOf(shownAt);
       slider.value = String(index);
       setLabel(labelFor(index, shownAt));
