@@ -950,3 +950,13 @@ def test_adding_or_deleting_from_the_project_page_leads_back_to_it(browser, api,
         {"next": f"/projects/{project}/?at=2030-01-01T00:00:00Z&focus=service--mailer&depth=3"},
     )
     assert response["Location"] == f"/projects/{project}/?at=2030-01-01T00%3A00%3A00Z"
+
+
+def test_counts_past_a_thousand_are_written_with_a_separator(browser, admin, project):
+    """The history page said "1045 events" where the project page said "1,469 topics"."""
+    write_services(admin, project, ({"name": f"Service {i:04d}"} for i in range(1001)))
+    history = browser.get(f"/projects/{project}/history/").content.decode()
+    assert "1,001 events, newest first." in history
+    assert "1,001 services" in browser.get(f"/projects/{project}/").content.decode()
+    assert "1,001 services" in browser.get("/").content.decode()
+    assert "its 1,001 services" in browser.get(f"/projects/{project}/delete/").content.decode()

@@ -446,6 +446,37 @@ def test_arrow_keys_on_the_slider_draw_once_they_rest(browser, demo):
     context.close()
 
 
+def test_a_step_back_reads_the_tables_beside_the_drawing_not_after_it(browser, demo):
+    """A step of the slider read the tables' entities of its moment once the drawing had
+    come, one after the other (on 1,000 services 0.5 s, then 0.25 s more): they are now
+    asked at once, beside it, and once."""
+    context, page, errors = member_page(browser, demo, viewport=DESKTOP)
+    seen = []
+    page.on(
+        "request",
+        lambda request: (
+            seen.append(("asked", request.url))
+            if "/entities?at=" in request.url or "/graph/svg?at=" in request.url
+            else None
+        ),
+    )
+    page.on(
+        "response",
+        lambda response: (
+            seen.append(("drawn", response.url)) if "/graph/svg?at=" in response.url else None
+        ),
+    )
+    slider = page.locator("[data-timeline]")
+    slider.fill(str(int(slider.get_attribute("max")) - 2))  # (its input and change events)
+    expect(page.locator("[data-service-count]")).to_contain_text("then")  # the tables came
+    asked = [i for i, (what, url) in enumerate(seen) if "/entities?at=" in url]
+    drawn = [i for i, (what, url) in enumerate(seen) if what == "drawn"]
+    assert len(asked) == 1 and len(drawn) == 1, seen
+    assert asked[0] < drawn[0], seen
+    assert errors == []
+    context.close()
+
+
 def test_every_control_says_what_the_graph_shows(browser, demo):
     context, page, errors = member_page(browser, demo, viewport=DESKTOP)
     nodes = page.locator(".graph-stage g.node")

@@ -656,3 +656,23 @@ def test_a_copy_button_says_it_copied_to_a_screen_reader_too(browser, shop):
     expect(copy).to_have_text("Copy")  # back to its own word, not "Copied" for good
     expect(said).to_have_text("")
     context.close()
+
+
+def test_the_services_list_keeps_its_actions_in_the_row(browser, shop):
+    """The actions cell was laid out as a flex box, out of the table's layout: its border
+    ran 20 px above the row's, and on a phone its links made a column, each ending in
+    a stray "·"."""
+    for viewport in (PHONE, DESKTOP):
+        context, page = member_page(browser, shop, viewport)
+        page.goto(f"{shop['url']}/projects/{shop['project']}/services/")
+        row = page.locator(".editor-table tbody tr").first
+        cell = row.locator("td").last
+        assert cell.evaluate("td => getComputedStyle(td).display") == "table-cell"
+        links = cell.locator("a")
+        tops = {round(links.nth(i).bounding_box()["y"]) for i in range(links.count())}
+        assert len(tops) == 1, (viewport, tops)  # Edit, History, Delete on one line
+        row_box, cell_box = row.bounding_box(), cell.bounding_box()
+        assert cell_box["y"] + cell_box["height"] == pytest.approx(
+            row_box["y"] + row_box["height"], abs=1
+        )
+        context.close()

@@ -157,6 +157,7 @@
   var keysWait = null;  // the redraw waiting for the keys to rest
   function goTo(index) {
     var value = index >= count - 1 ? "" : timeline[count - 1 - index].at;
+    readEarly(value);
     document.dispatchEvent(new CustomEvent("archsvc:at", { detail: { at: value } }));
   }
   function keysRested() {
@@ -399,7 +400,8 @@
   var tablesAsked = 0;  // the newest reading asked for: an older one arriving late is dropped
   var tablesShort = false;  // their marks lack changes the history could not give: read again
 
-  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  // "3,000 services", as the server writes counts (the thousands filter)
+  function plural(n, word) { return n.toLocaleString("en") + " " + word + (n === 1 ? "" : "s"); }
   function element(name, attributes, text) {
     var node = document.createElement(name);
     Object.keys(attributes || {}).forEach(function (key) { node.setAttribute(key, attributes[key]); });
@@ -632,6 +634,22 @@
     });
   });
   // `again`: read the moment shown once more, for every row of it (Find, Show all)
+  function readEntities(at) {
+    return fetch("/v1/projects/" + project + "/entities" + (at ? "?at=" + encodeURIComponent(at) : ""), { credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok) throw new Error(response.status);
+        return response.json();
+      });
+  }
+  // A step of the slider asks for the tables' entities of its moment at once, beside the
+  // drawing: they were asked once it was drawn, one after the other (on 1,000 services
+  // 0.5 s for the drawing, then 0.25 s more for the tables)
+  var early = null;  // {at, reading}: the entities of the moment asked for, on their way
+  function readEarly(at) {
+    if (!at || at === servedAt || at === tablesWanted) return;
+    early = { at: at, reading: readEntities(at) };
+    early.reading.catch(function () {});  // said when showTables uses it, not before
+  }
   function showTables(at, again) {
     if (at === tablesWanted && !tablesShort && !again) return;
     if (at !== tablesWanted) showAll.services = showAll.topics = false;  // another moment
@@ -653,11 +671,8 @@
       countLabel.textContent = countLabel.getAttribute("data-count-now");  // known: said at once
     }
     lists.setAttribute("aria-busy", "true");
-    var reading = fetch("/v1/projects/" + project + "/entities" + (at ? "?at=" + encodeURIComponent(at) : ""), { credentials: "same-origin" })
-      .then(function (response) {
-        if (!response.ok) throw new Error(response.status);
-        return response.json();
-      });
+    var reading = early && early.at === at && !again ? early.reading : readEntities(at);
+    early = null;
     Promise.all([reading, reach(at)])  // the rows' marks and Edit links need the changes since
       .then(function (read) {
         if (asked !== tablesAsked) return;
