@@ -6,6 +6,7 @@ import warnings
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -264,8 +265,15 @@ PLANS = {
     },
 }
 
-# Billing (docs/billing.md). BILLING_PROVIDER: local (default, no account) or paddle.
-BILLING_PROVIDER = os.environ.get("BILLING_PROVIDER", "local")
+# Billing (docs/billing.md). BILLING_PROVIDER: local (default, no account) or paddle, in
+# any case. Anything else stops the server from starting: a mistyped "Paddle" had fallen
+# back to the local provider, whose portal gives any plan away, and the deploy check
+# (which warns of `local` only) said nothing.
+BILLING_PROVIDER = os.environ.get("BILLING_PROVIDER", "").strip().lower() or "local"
+if BILLING_PROVIDER not in {"local", "paddle"}:
+    raise ImproperlyConfigured(
+        f"BILLING_PROVIDER must be local or paddle, not {os.environ['BILLING_PROVIDER']!r}."
+    )
 # A production deployment that sells no plans says so (check --deploy warns otherwise).
 if env_bool("BILLING_LOCAL_IN_PRODUCTION", False):
     SILENCED_SYSTEM_CHECKS.append("archsvc.W002")

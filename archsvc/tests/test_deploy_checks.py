@@ -61,3 +61,29 @@ def test_several_processes_without_a_shared_cache_are_a_warning():
     assert "archsvc.W003" in result.stderr and "REDIS_URL is not set" in result.stderr
     result = check_deploy(REDIS_URL=None, WEB_CONCURRENCY="1")  # one process: its own cache
     assert result.returncode == 0, result.stderr
+
+
+def test_the_billing_provider_is_read_in_any_case_and_a_mistyped_one_stops_the_server():
+    """`BILLING_PROVIDER=Paddle` fell back to the local provider, whose portal gives any
+    plan away, and the deploy check (which warns of `local` only) passed."""
+    result = check_deploy(BILLING_PROVIDER=" Paddle ")
+    assert result.returncode == 0, result.stderr
+    env = {**os.environ, **PRODUCTION, "BILLING_PROVIDER": "Paddle"}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    chosen = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "from billing.providers import provider_get; print(type(provider_get()).__name__)",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert chosen.stdout.strip().splitlines()[-1] == "PaddleProvider", chosen.stderr
+    result = check_deploy(BILLING_PROVIDER="stripe")
+    assert result.returncode != 0
+    assert "BILLING_PROVIDER must be local or paddle, not 'stripe'." in result.stderr

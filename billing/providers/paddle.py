@@ -106,7 +106,8 @@ class PaddleProvider:
             billed = "annually" if cycle == "annual" else "monthly"
             raise ProviderError(
                 f"this server has no Paddle price for the {subscription.plan} plan billed "
-                f"{billed}; the people who run it add one (PADDLE_PRICES)."
+                f"{billed}; the people who run it set its price id in "
+                f"PADDLE_PRICE_{subscription.plan.upper()}_{cycle.upper()}."
             )
         subscription_id = urllib.parse.quote(subscription.provider_subscription_id, safe="")
         data = self._call(

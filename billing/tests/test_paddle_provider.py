@@ -355,6 +355,8 @@ def test_a_cycle_without_a_configured_price_is_503_without_a_request(
     before = subscription_state(org)
     response = post(manager, SWITCH, {"billingCycle": "annual"})
     assert response.status_code == 503
+    # the variable an operator sets, not the settings' dict (PADDLE_PRICES) behind it
+    assert response.json()["message"].endswith("PADDLE_PRICE_TEAM_ANNUAL.")
     assert paddle.requests == []
     assert subscription_state(org) == before
 
