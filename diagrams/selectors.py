@@ -620,16 +620,9 @@ def change_words(old, new, *, most: int = 4) -> str:
     for field, label in (("description", "description"), ("flows", "flows"), ("extras", "extras")):
         if (getattr(old, field) or None) != (getattr(new, field) or None):
             parts.append(f"{label} changed")
-    if not parts:  # a topic's category or owner, as this service declares it
-        return (
-            "topic details changed"
-            if (old.consumes, old.produces)
-            != (
-                new.consumes,
-                new.produces,
-            )
-            else ""
-        )
+    if not parts and (old.consumes, old.produces) != (new.consumes, new.produces):
+        # a topic's category or owner, as this service declares it
+        return "topic details changed"
     more = len(parts) - most
     return "; ".join(parts[:most]) + (f"; and {more} more" if more > 0 else "")
 

@@ -140,7 +140,7 @@ def _former_service(context: AssistantContext, raw: str) -> tuple[str, str] | No
             continue
         seen.add(name)
         if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", asked):
-            found = (event.service or f"slug:{event.service_slug}", event.service_name)
+            found = (event.service_key, event.service_name)
     return found
 
 

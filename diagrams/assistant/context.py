@@ -18,6 +18,12 @@ class HistoryEvent:
     service: str = ""  # the id of the service (ServiceSnapshot.service): the same through renames
     what: str = ""  # what the change did, in words ("stopped consuming orders.confirmed")
 
+    @property
+    def service_key(self) -> str:
+        """Which service this is a change of, the same through its renames: its id, or
+        (a history without ids, as the evaluation's) its slug."""
+        return self.service or f"slug:{self.service_slug}"
+
 
 @dataclass
 class AssistantContext:

@@ -436,7 +436,7 @@ def _history_of(context: AssistantContext, service_id: str) -> set[str]:
     slug = service_id.removeprefix("service--")
     for event in context.history:  # newest first
         if event.service_slug == slug:
-            return {event.service or f"slug:{slug}"}
+            return {event.service_key}
     return set()
 
 
@@ -460,7 +460,7 @@ def changes(
     about = ""
     if service_id is not None:
         ids = _history_of(context, service_id)
-        events = [e for e in events if (e.service or f"slug:{e.service_slug}") in ids]
+        events = [e for e in events if e.service_key in ids]
         about = f" in {_name(context, service_id)}"
     if not events:
         return Answer(
@@ -495,8 +495,8 @@ def _former_changes(context: AssistantContext, events: list, former: tuple[str, 
     """The history of a service asked for by a name it no longer has: what it is called now
     (or that it was deleted), then its changes, newest first."""
     service, name = former
-    own = [e for e in events if (e.service or f"slug:{e.service_slug}") == service]
-    latest = next((e for e in context.history if (e.service or "") == service), None)
+    own = [e for e in events if e.service_key == service]
+    latest = next((e for e in context.history if e.service_key == service), None)
     if latest is None or latest.action == "deleted":
         said = f"{name} was deleted" + (f" on {latest.at:%Y-%m-%d}" if latest else "") + "."
         references = []
@@ -526,11 +526,11 @@ def topic_moves(context: AssistantContext, topic_id: str, verb: str, gerund: str
             f"No service {verb} {gerund} {topic} in the history I have (its latest 5,000 changes).",
             [topic_id],
         )
-    lines = [f"{len(found)} change{'s' if len(found) != 1 else ''} {verb} {gerund} {topic}:"]
+    lines = [f"{_count(len(found), 'change')} {verb} {gerund} {topic}:"]
     for event in found[:15]:
         lines.append(f"- {event.at:%Y-%m-%d} {event.service_name}, by {event.actor}")
     if len(found) > 15:
-        lines.append(f"- and {len(found) - 15} more.")
+        lines.append(f"- and {len(found) - 15:,} more.")
     live = {f"service--{e.service_slug}" for e in found} & set(context.entities["services"])
     return Answer("\n".join(lines), sorted(live | {topic_id}))
 
