@@ -172,6 +172,19 @@ class NewMembershipFormSet(BaseInlineFormSet):
             )
         if not added:
             return
+        # the rows above list who is in already (this inline shows none of them, so Django's
+        # own uniqueness check never saw them: saving one again was a 500)
+        existing = set()
+        if self.instance.pk is not None:
+            existing = set(
+                Membership.objects.filter(organization=self.instance).values_list(
+                    "user_id", flat=True
+                )
+            )
+        for form in added:  # (one added twice is Django's own "duplicate data" error)
+            user = form.cleaned_data.get("user")
+            if user is not None and user.pk in existing:
+                form.add_error("user", f"{user.email} is a member already: change their row above.")
         admin_added = any(
             f.cleaned_data.get("role") == Membership.ROLE_ADMIN
             and f.cleaned_data.get("user") is not None

@@ -43,6 +43,14 @@ SUBSCRIPTION_EVENTS = {
     "subscription.imported",
 }
 
+# a subscription that is paid for, or being: only such an event can take an organization over
+# from another subscription of the provider (docs/billing.md)
+LIVE_STATUSES = {
+    Subscription.STATUS_ACTIVE,
+    Subscription.STATUS_TRIALING,
+    Subscription.STATUS_PAST_DUE,
+}
+
 
 def next_month_start(now: datetime) -> datetime:
     """The first instant of the next calendar month, UTC."""
@@ -285,7 +293,35 @@ def _event_organization(entity: dict) -> tuple[Organization | None, Subscription
     return organization, subscription
 
 
+def _organization_named(entity: dict) -> Organization | None:
+    """The organization another kind of event (a transaction's: a payment failed) is about:
+    by its subscription, its customer, or the checkout's custom data."""
+    for field, column in (
+        ("subscription_id", "provider_subscription_id"),
+        ("customer_id", "provider_customer_id"),
+    ):
+        value = entity.get(field)
+        if isinstance(value, str) and 0 < len(value) <= 100:
+            found = (
+                Subscription.objects.filter(**{column: value})
+                .select_related("organization")
+                .first()
+            )
+            if found is not None:
+                return found.organization
+    custom = entity.get("custom_data")
+    slug = custom.get("organization") if isinstance(custom, dict) else None
+    if isinstance(slug, str) and 0 < len(slug) <= 100:
+        return Organization.objects.filter(slug=slug).first()
+    return None
+
+
 def _plan_from(entity: dict, current: Subscription | None) -> str | None:
+    """The plan an event's subscription pays for: its item's price, when it is one of the
+    plans' (`PADDLE_PRICE_<PLAN>_<CYCLE>`). A live subscription at a price that is not one of
+    them (a discount, a tier no variable names) is refused: the plan it had, or the one its
+    custom data says, is not what it pays for. With no price configured at all, or an event
+    that carries no price, `custom_data.plan` (a checkout may set it), else the plan it had."""
     from django.conf import settings
 
     prices = {price: key.split(":")[0] for key, price in settings.PADDLE_PRICES.items() if price}
@@ -294,11 +330,18 @@ def _plan_from(entity: dict, current: Subscription | None) -> str | None:
         not isinstance(items, list) or not all(isinstance(item, dict) for item in items)
     ):
         raise WebhookRejected(400, "data.items must be a list of objects.")
+    named = []
     for item in items or []:
         price = item.get("price")
         price_id = price.get("id") if isinstance(price, dict) else item.get("price_id")
         if isinstance(price_id, str) and price_id in prices:
             return prices[price_id]
+        if price_id:
+            named.append(str(price_id)[:100])
+    if named and prices and entity.get("status") in LIVE_STATUSES:
+        raise WebhookRejected(
+            422, f"The event's price ({', '.join(named[:3])}) is not one of the plans' prices."
+        )
     custom = entity.get("custom_data")
     plan = custom.get("plan") if isinstance(custom, dict) else None
     if plan in dict(Subscription.PLANS):
@@ -353,13 +396,46 @@ def webhook_apply(payload: dict) -> str:
         status = entity.get("status")
         if not isinstance(status, str) or status not in dict(Subscription.STATUSES):
             raise WebhookRejected(400, "data.status is not a subscription status.")
-        if (
+        event_subscription = str(entity.get("id") or "")
+        # an event of another of the provider's subscriptions of this organization (an old
+        # one's late event, a second checkout): it cannot end or pause the one in force, and
+        # replaces it only by being live, and newer unless the one in force has ended
+        other = subscription is not None and (
+            subscription.provider_subscription_id not in ("", event_subscription)
+            and event_subscription != ""
+        )
+        in_force_ended = subscription is not None and subscription.status not in LIVE_STATUSES
+        if other and status not in LIVE_STATUSES:
+            outcome = "ignored"
+            logger.warning(
+                "billing event %s ignored: %s of subscription %s, not the organization %s's "
+                "(%s, %s)",
+                event_id,
+                status,
+                event_subscription,
+                organization.slug,
+                subscription.provider_subscription_id,
+                subscription.status,
+            )
+        elif (
             subscription is not None
             and subscription.last_event_at
             and occurred_at <= subscription.last_event_at
+            and not (other and in_force_ended)
         ):
             outcome = "stale"
         else:
+            if other and not in_force_ended:
+                logger.warning(
+                    "organization %s: subscription %s (%s) replaces %s (%s, still %s); the "
+                    "provider may be billing both",
+                    organization.slug,
+                    event_subscription,
+                    status,
+                    subscription.provider_subscription_id,
+                    subscription.plan,
+                    subscription.status,
+                )
             plan = _plan_from(entity, subscription)
             if plan is None:
                 raise WebhookRejected(422, "The event's plan is unknown.")
@@ -378,6 +454,8 @@ def webhook_apply(payload: dict) -> str:
             )
             _credits_follow_plan(organization, plan_of(subscription))
             outcome = "applied"
+    else:
+        organization = _organization_named(entity)  # filed under it, for the admin's lists
     event.organization, event.outcome = organization, outcome
     event.save(update_fields=["organization", "outcome"])
     return outcome

@@ -102,6 +102,10 @@ def local_portal(request, token: str):
     Without a subscription, or after a cancellation, it is the checkout: the status offered
     is active (a new subscription), not the canceled one. A save answers with a redirect to
     the same link, so Back or a reload does not send the form again."""
+    if settings.BILLING_PROVIDER != "local":
+        # a link minted while this server ran the local provider (or by a server of the
+        # fleet that still does) would give plans away beside the real provider's checkout
+        return render(request, "billing/portal_expired.html", {"provider": True}, status=404)
     organization_id = portal_organization_id(token)
     organization = (
         Organization.objects.filter(pk=organization_id).first() if organization_id else None

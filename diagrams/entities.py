@@ -64,17 +64,39 @@ def category_color(name: str | None) -> str:
 
 def entity_ids(prefix: str, names: Iterable[str]) -> dict[str, str]:
     """Entity id per distinct name: `<prefix>--<slug>`, and `-<sha1[:6]>` added to every
-    name whose slug another name of the same kind shares."""
+    name whose slug another name of the same kind shares. A suffixed id can still be another
+    name's (topics "a" and "A" beside one named "a-86f7e4", the first six of "a"'s hash): the
+    suffixed names of such a clash take a longer part of their hash, six more at a time, until
+    every name has an id of its own (one name had vanished from the graph, its id the
+    other's)."""
     by_slug: dict[str, list[str]] = {}
     for name in dict.fromkeys(names):
         by_slug.setdefault(entity_slug(name), []).append(name)
-    ids = {}
+    ids, suffixed = {}, {}
     for slug, group in by_slug.items():
         for name in group:
             if len(group) == 1:
                 ids[name] = f"{prefix}--{slug}"
             else:
+                suffixed[name] = slug
                 ids[name] = f"{prefix}--{slug}-{sha1_hex(name)[:6]}"
+    length = 6
+    while suffixed and length < 40:
+        holders: dict[str, list[str]] = {}
+        for name, entity_id in ids.items():
+            holders.setdefault(entity_id, []).append(name)
+        clashing = [
+            name
+            for group in holders.values()
+            if len(group) > 1
+            for name in group
+            if name in suffixed
+        ]
+        if not clashing:
+            break
+        length += 6
+        for name in clashing:
+            ids[name] = f"{prefix}--{suffixed[name]}-{sha1_hex(name)[:length]}"
     return ids
 
 

@@ -401,6 +401,39 @@ def test_an_organization_made_here_with_members_has_an_admin_among_them(operator
     assert Membership.objects.filter(organization=org).count() == 2
 
 
+def test_adding_someone_already_in_the_organization_is_a_form_error(operator, factory):
+    """The "add members" rows do not show who is in (the rows above do): picking a member
+    again was a 500 (the unique membership), and now says so on the row."""
+    org = factory.org("acme")
+    boss = factory.member(org, role="admin")
+    ana = factory.member(org, role="member")
+    newcomer = factory.member(factory.org("elsewhere")).user
+    url = f"/admin/accounts/organization/{org.pk}/change/"
+    form = _change_form(operator, url)
+    again = {
+        **form,
+        "new_memberships-TOTAL_FORMS": "1",
+        "new_memberships-0-user": ana.user.pk,
+        "new_memberships-0-role": "admin",
+    }
+    response = operator.post(url, again)
+    assert response.status_code == 200
+    assert f"{ana.user.email} is a member already" in response.content.decode()
+    assert Membership.objects.get(pk=ana.pk).role == "member"
+    twice = {
+        **form,
+        "new_memberships-TOTAL_FORMS": "2",
+        "new_memberships-0-user": newcomer.pk,
+        "new_memberships-0-role": "member",
+        "new_memberships-1-user": newcomer.pk,
+        "new_memberships-1-role": "member",
+    }
+    response = operator.post(url, twice)
+    assert response.status_code == 200 and "duplicate" in response.content.decode()
+    assert not Membership.objects.filter(organization=org, user=newcomer).exists()
+    assert Membership.objects.filter(organization=org).count() == 2 and boss.role == "admin"
+
+
 def test_an_organizations_page_lists_its_members_in_a_few_queries(
     operator, factory, django_assert_max_num_queries
 ):

@@ -81,14 +81,20 @@ def paddle_event(
     occurred_at: str = "2025-03-01T10:00:00.000000Z",
     event_type: str = "subscription.updated",
     interval: str = "month",
-    price: str = "pri_01unconfigured",
+    price: str | None = None,
     plan: str | None = "team",
     subscription_id: str = "sub_01hv8x29kz0t586xy6zn1a62ny",
     customer_id: str = "ctm_01hv6y1jedq4p1n0yqn5ba3ky4",
     period_end: str = "2025-04-01T10:00:00.000000Z",
     next_billed_at: str | None = "2025-04-01T10:00:00.000000Z",
 ) -> dict:
-    """A subscription event shaped like Paddle Billing's (notification payload v1)."""
+    """A subscription event shaped like Paddle Billing's (notification payload v1). Its item's
+    price is the configured one of `plan` (team when None) for the interval, unless given."""
+    if price is None:
+        from django.conf import settings
+
+        cycle = "annual" if interval == "year" else "monthly"
+        price = settings.PADDLE_PRICES.get(f"{plan or 'team'}:{cycle}") or "pri_01unconfigured"
     custom_data = {}
     if org_slug is not None:
         custom_data["organization"] = org_slug

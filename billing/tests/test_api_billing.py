@@ -354,6 +354,21 @@ def test_the_local_portal_form_refuses_an_unknown_plan(factory, org):
     assert subscription_state(org) == before
 
 
+def test_a_portal_link_is_dead_once_the_server_runs_a_real_provider(factory, org, settings):
+    """A link minted under the local provider gives no plan away after a switch to Paddle
+    (or from a server of the fleet still on local settings)."""
+    subscribe(org, plan="team", cycle="monthly")
+    path = portal_url(billing_admin(factory, org))
+    before = subscription_state(org)
+    settings.BILLING_PROVIDER = "paddle"
+    page = Client().get(path)
+    assert page.status_code == 404
+    assert "through the payment provider" in page.content.decode()
+    response = Client().post(path, {"plan": "business", "cycle": "annual", "status": "active"})
+    assert response.status_code == 404
+    assert subscription_state(org) == before
+
+
 @pytest.mark.parametrize(
     "token",
     [

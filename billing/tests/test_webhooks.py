@@ -192,6 +192,141 @@ def test_unknown_event_types_are_recorded_and_ignored(api, org):
     assert subscription_state(org) == before
 
 
+def test_a_transaction_event_is_filed_under_its_organization(org):
+    """A failed payment is found from the customer's organization in the admin (it had no
+    organization: only the event-type filter reached it)."""
+    applied(org, occurred_at=at(0))
+    for event_id, data in [
+        ("evt_by_sub", {"subscription_id": SUB}),
+        ("evt_by_customer", {"customer_id": CTM}),
+        ("evt_by_custom", {"custom_data": {"organization": org.slug}}),
+    ]:
+        event = {
+            "event_id": event_id,
+            "event_type": "transaction.payment_failed",
+            "occurred_at": at(9),
+            "data": {"id": "txn_01", "status": "past_due", **data},
+        }
+        response = deliver(event)
+        assert response.status_code == 200 and response.json()["outcome"] == "ignored"
+        assert WebhookEvent.objects.get(event_id=event_id).organization == org
+    stray = {
+        "event_id": "evt_stray",
+        "event_type": "transaction.completed",
+        "occurred_at": at(9),
+        "data": {"id": "txn_02", "subscription_id": "sub_of_no_one"},
+    }
+    assert deliver(stray).status_code == 200
+    assert WebhookEvent.objects.get(event_id="evt_stray").organization is None
+
+
+# --- several subscriptions of one organization ---------------------------------------------------
+
+
+def test_a_late_event_of_an_ended_subscription_leaves_the_new_one_in_force(api, org):
+    applied(org, "evt_1", subscription_id="sub_old", status="active", occurred_at=at(0))
+    applied(org, "evt_2", subscription_id="sub_old", status="canceled", occurred_at=at(1))
+    applied(
+        org,
+        "evt_3",
+        event_type="subscription.created",
+        subscription_id="sub_new",
+        price="pri_biz_m",
+        occurred_at=at(2),
+    )
+    # the old subscription's update, sent after the new one began, delivered now
+    outcome = applied(org, "evt_4", subscription_id="sub_old", status="canceled", occurred_at=at(3))
+    assert outcome["outcome"] == "ignored"
+    body, max_projects = shown(api)
+    assert (body["providerSubscriptionId"], body["status"], body["planName"]) == (
+        "sub_new",
+        "active",
+        "business",
+    )
+    assert max_projects == 250
+    assert WebhookEvent.objects.get(event_id="evt_4").organization == org
+
+
+def test_a_new_subscription_delivered_before_the_old_ones_cancellation(api, org):
+    applied(org, "evt_1", subscription_id="sub_old", status="active", occurred_at=at(0))
+    # the customer subscribed again (business), then the old one ended a minute before:
+    # delivered in the other order
+    applied(org, "evt_3", subscription_id="sub_new", price="pri_biz_m", occurred_at=at(2))
+    assert (
+        applied(org, "evt_2", subscription_id="sub_old", status="canceled", occurred_at=at(1))[
+            "outcome"
+        ]
+        == "ignored"
+    )
+    body, max_projects = shown(api)
+    assert (body["providerSubscriptionId"], body["status"]) == ("sub_new", "active")
+    assert max_projects == 250
+
+
+def test_an_older_live_subscription_replaces_one_that_has_ended(api, org):
+    """A new checkout whose event was sent before the old subscription's cancellation but
+    delivered after it: the organization pays for it, so it is in force."""
+    applied(org, "evt_1", subscription_id="sub_old", status="active", occurred_at=at(0))
+    applied(org, "evt_3", subscription_id="sub_old", status="canceled", occurred_at=at(5))
+    applied(
+        org,
+        "evt_2",
+        subscription_id="sub_new",
+        price="pri_biz_a",
+        interval="year",
+        occurred_at=at(3),
+    )
+    body, max_projects = shown(api)
+    assert (body["providerSubscriptionId"], body["status"], body["billingCycle"]) == (
+        "sub_new",
+        "active",
+        "annual",
+    )
+    assert max_projects == 250
+
+
+def test_a_second_checkout_replaces_the_first_and_says_so(api, org, caplog):
+    applied(org, "evt_1", subscription_id="sub_one", price="pri_biz_m", occurred_at=at(0))
+    with caplog.at_level(logging.WARNING, logger="archsvc.billing"):
+        applied(org, "evt_2", subscription_id="sub_two", price="pri_team_m", occurred_at=at(1))
+    assert "may be billing both" in caplog.text and "sub_one" in caplog.text
+    # support cancels the duplicate: the one in force stays
+    assert (
+        applied(org, "evt_3", subscription_id="sub_one", status="canceled", occurred_at=at(2))[
+            "outcome"
+        ]
+        == "ignored"
+    )
+    body, max_projects = shown(api)
+    assert (body["providerSubscriptionId"], body["status"], body["planName"]) == (
+        "sub_two",
+        "active",
+        "team",
+    )
+    assert max_projects == 25
+
+
+def test_a_live_event_at_a_price_we_do_not_sell_changes_nothing(api, org, caplog):
+    applied(org, "evt_1", price="pri_biz_m", occurred_at=at(0))
+    before = subscription_state(org)
+    with caplog.at_level(logging.WARNING, logger="archsvc.billing"):
+        response = deliver(
+            paddle_event(
+                org.slug, event_id="evt_2", price="pri_unknown_cheap", plan=None, occurred_at=at(1)
+            )
+        )
+    assert response.status_code == 422
+    assert "pri_unknown_cheap" in response.json()["message"]
+    assert "pri_unknown_cheap" in caplog.text
+    assert subscription_state(org) == before
+    # its end is applied whatever it was priced at
+    applied(
+        org, "evt_3", price="pri_unknown_cheap", plan=None, status="canceled", occurred_at=at(2)
+    )
+    body, max_projects = shown(api)
+    assert (body["status"], body["planName"], max_projects) == ("canceled", "business", 3)
+
+
 def test_a_webhook_needs_post(org):
     assert Client().get("/webhooks/billing").status_code == 405
 

@@ -38,6 +38,42 @@ def test_names_that_share_a_slug_each_get_a_hash_suffix():
     assert ids["orders"].startswith("messaging--orders-") and ids["orders"] != ids["Orders"]
 
 
+def test_a_suffixed_id_that_is_another_names_id_is_made_longer():
+    """ "a" and "A" share a slug, so "a" is `a-86f7e4`: exactly the id of a topic named
+    "a-86f7e4". Every name keeps an id of its own (one of them had vanished from the graph)."""
+    clash = "a-" + sha1_hex("a")[:6]
+    ids = entity_ids("messaging", ["A", "a", clash])
+    assert len(set(ids.values())) == 3
+    assert ids[clash] == f"messaging--{clash}"  # a slug of its own: the contract's id
+    assert ids["A"] == "messaging--a-" + sha1_hex("A")[:6]  # no clash: as before
+    assert ids["a"] == "messaging--a-" + sha1_hex("a")[:12]
+
+
+def test_two_clashing_names_get_distinct_entities_in_the_graph(api):
+    project = new_project(api)
+    clash = "a-" + sha1_hex("a")[:6]
+    new_service(
+        api,
+        project,
+        {"name": "collider", "category": "a", "produces": [{"name": n} for n in ("A", "a", clash)]},
+    )
+    new_service(api, project, {"name": "other", "category": clash, "consumes": [{"name": "a"}]})
+    new_service(api, project, {"name": "third", "category": "A"})
+    entities = api.get(f"/v1/projects/{project}/entities").json()
+    topics = {t["name"]: entity_id for entity_id, t in entities["topics"].items()}
+    assert set(topics) == {"A", "a", clash}
+    assert sorted(entities["services"]["service--collider"]["produces"]) == sorted(topics.values())
+    assert len(entities["categories"]) == 3
+    graph = api.get(f"/v1/projects/{project}/graph").json()
+    labels = sorted(n["label"] for n in graph["nodes"] if n["type"] != "service")
+    assert labels == sorted(["A", "a", clash])
+    assert len({c["id"] for c in graph["categories"]}) == len(graph["categories"]) == 3
+    focused = api.get(
+        f"/v1/projects/{project}/graph", {"filteredIds": f"category--{clash}", "depth": 0}
+    ).json()
+    assert [n["label"] for n in focused["nodes"] if n["type"] == "service"] == ["other"]
+
+
 def test_topic_attributes_merge_most_recent_wins_and_null_never_erases():
     services = [
         state(
