@@ -14,6 +14,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 from django.utils.text import slugify
 
+from accounts.actors import API_KEY
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from archsvc.admin_base import (
     ExplainedDeleteMixin,
@@ -660,9 +661,44 @@ class ApiKeyAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     ]
     list_filter = [KeyStateFilter, "revoked_at"]
     search_fields = ["name", "organization__slug"]
-    readonly_fields = ["id", "organization", "created_at", "expires_at", "revoked_at"]
+    readonly_fields = [
+        "id",
+        "organization",
+        "created_at",
+        "expires_at",
+        "revoked_at",
+        "share_links",
+    ]
     list_select_related = ["organization"]
     actions = [revoke_keys]
+
+    @admin.display(description="share links it made")
+    def share_links(self, obj):
+        """A leaked key's links stay open when it is revoked (they are the projects'): here is
+        what it shared, to delete what should not stay public."""
+        from diagrams.models import PublicShareToken
+
+        count = PublicShareToken.objects.filter(
+            project__organization=obj.organization_id,
+            created_by_type=API_KEY,
+            created_by=obj.name,
+        ).count()
+        if not count:
+            return "none"
+        query = urlencode(
+            {
+                "project__organization__exact": obj.organization_id,
+                "created_by_type__exact": API_KEY,
+                "created_by__exact": obj.name,
+            }
+        )
+        return format_html(
+            '<a href="/admin/diagrams/publicsharetoken/?{}">{} link{}</a> (they stay open '
+            "when the key is revoked: delete those that should not)",
+            query,
+            count,
+            "" if count == 1 else "s",
+        )
 
     @admin.display(boolean=True, description="active")
     def active(self, obj):
@@ -693,7 +729,10 @@ class ApiKeyAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         """A key's id finds it too, as the app writes it (`key:<uuid>`: a project's
         `createdBy`, a pin's actor) or bare; and so does the key itself (a leaked one is
         reported as the token, `Bearer` and all): its `jti` names the row."""
-        term = (search_term or "").strip().removeprefix("Bearer ").strip()
+        term = (search_term or "").strip()
+        if term.lower().startswith("authorization:"):  # the header as a log has it
+            term = term[len("authorization:") :].strip()
+        term = term.removeprefix("Bearer ").strip()
         key_id = _token_key_id(term)
         if key_id is not None:
             return queryset.filter(pk=key_id), False
@@ -709,6 +748,9 @@ class ApiKeyAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         if form.cleaned_data.get("revoke") and obj.revoked_at is None:
             obj.revoked_at = timezone.now()
             obj.save(update_fields=["revoked_at"])
+            self.message_user(
+                request, f"The key “{obj.name}” is revoked: its bearers are refused from now on."
+            )
 
 
 @admin.action(description="End the selected sessions (logged out at once)", permissions=["change"])
@@ -740,6 +782,12 @@ class AuthSessionAdmin(NoBulkDeleteMixin, SupportAdmin):
 
     actions = [end_sessions]
     list_filter = [("ended_at", empty_filter("state", "open", "ended"))]
+
+    def has_change_permission(self, request, obj=None):
+        # a session's page is a view: every field is read-only, and its Save said "changed
+        # successfully" of nothing. The list's End action still needs the permission.
+        return obj is None and super().has_change_permission(request, obj)
+
     list_display = ["id", "membership", "created_at", "last_seen_at", "ended_at"]
     readonly_fields = ["id", "membership", "created_at", "last_seen_at", "ended_at"]
     list_select_related = ["membership__user", "membership__organization"]

@@ -11,6 +11,7 @@ urlpatterns: list = [
     path("billing/", settings_views.billing_view, name="settings-billing"),
     path("account/", settings_views.account_view, name="settings-account"),
     path("billing/portal/", settings_views.billing_portal_view, name="settings-billing-portal"),
+    path("billing/plan/", settings_views.billing_plan_view, name="settings-billing-plan"),
     path(
         "billing/checkout/", settings_views.billing_checkout_view, name="settings-billing-checkout"
     ),

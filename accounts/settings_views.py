@@ -43,6 +43,7 @@ from billing.services import (
     billing_manager_required,
     checkout_url,
     portal_session_url,
+    subscription_change_plan,
     subscription_switch_cycle,
 )
 
@@ -394,7 +395,7 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
             "checkout": checkout,
             "no_checkout": NO_CHECKOUT,
             "plans": [
-                {"name": name, **limits_of_plan}
+                {"name": name, **limits_of_plan, "move": _plan_move(subscription, name)}
                 for name, limits_of_plan in settings.PLANS.items()
                 if name != "free"
             ],
@@ -402,6 +403,25 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
             "error": error,
         },
         status=status,
+    )
+
+
+def _plan_move(subscription, plan: str) -> str | None:
+    """The question a move of a live subscription to `plan` asks first (None: no move)."""
+    if subscription is None or subscription.status == "canceled" or subscription.plan == plan:
+        return None
+    limits, now = settings.PLANS[plan], settings.PLANS[subscription.plan]
+    up = limits["max_projects"] >= now["max_projects"]
+    if subscription.status == "paused":
+        return (
+            f"Move the paused subscription to the {plan} plan? Nothing is charged now; it is "
+            f"billed at the {plan} plan's price from when it resumes."
+        )
+    return (
+        f"Move to the {plan} plan now? The billing provider charges the difference for the "
+        f"rest of this period at once, prorated{'' if up else ', or credits it'}; its limits "
+        f"apply at once: {limits['max_projects']:,} projects, {limits['ai_credits']:,} AI "
+        "credits a month."
     )
 
 
@@ -465,6 +485,31 @@ def billing_view(request):
         )
     else:
         said = f"The subscription is billed {billed}."
+    messages.success(request, said)
+    return redirect("/settings/billing/")
+
+
+@never_cache
+@require_POST
+def billing_plan_view(request):
+    """An admin moves the subscription to another plan (Paddle's portal changes none)."""
+    actor = page_actor(request)
+    if actor is None:
+        return _login_redirect(request)
+    try:
+        subscription = subscription_change_plan(actor=actor, plan=request.POST.get("plan", ""))
+    except ApiError as error:
+        return _billing_page(request, actor, error=error.message, status=error.status)
+    limits = settings.PLANS[subscription.plan]
+    said = (
+        f"The organization is on the {subscription.plan} plan: "
+        f"{limits['max_projects']:,} projects, {limits['ai_credits']:,} AI credits a month."
+    )
+    if plan_of(subscription) != subscription.plan:  # paused, or past its end
+        said = (
+            f"The subscription is on the {subscription.plan} plan; its limits apply once it "
+            f"is {'resumed' if subscription.status == 'paused' else 'active'}."
+        )
     messages.success(request, said)
     return redirect("/settings/billing/")
 

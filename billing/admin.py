@@ -22,6 +22,14 @@ class SubscriptionAdmin(ReadOnlyAdmin):
 
     @admin.display(description="To change it")
     def how_to_change(self, obj):
+        if obj.provider != "local":
+            return format_html(
+                "Not here: it is {}'s, where the customer pays, and its events write it. Change "
+                "it there; <code>manage.py set_subscription --org {} ... --force</code> writes "
+                "over it, until the provider's next event puts its own back.",
+                obj.provider.title(),
+                obj.organization.slug,
+            )
         return format_html(
             "Not here: the billing provider's events write it. An operator sets a plan with "
             "<code>manage.py set_subscription --org {} --plan &lt;plan&gt; --status "

@@ -33,6 +33,13 @@ def plan_limits(*, plan: str) -> dict:
     return settings.PLANS[plan]
 
 
+def bigger_plan_exists(*, plan: str, limit: str) -> bool:
+    """Whether another plan gives more of `limit` (max_projects, ai_credits): on the biggest
+    there is none to point to."""
+    have = settings.PLANS[plan][limit]
+    return any(limits[limit] > have for limits in settings.PLANS.values())
+
+
 def limits_get(*, organization: Organization) -> dict:
     """`GET /v1/limits`: projects now in the organization and the plan's maximum."""
     from diagrams.selectors import project_count

@@ -26,7 +26,7 @@ from billing.models import AiCredits, Subscription, WebhookEvent
 from billing.providers import ProviderError, provider_get
 from billing.providers.local import period_end_from
 from billing.providers.paddle import paddle_fields
-from billing.selectors import plan_limits, plan_of
+from billing.selectors import bigger_plan_exists, plan_limits, plan_of
 
 logger = logging.getLogger("archsvc.billing")
 
@@ -101,9 +101,11 @@ def ai_credits_spend(*, organization: Organization, amount: int = 1) -> int:
         remaining=F("remaining") - amount
     )
     if not taken:  # says when they come back, as GET /v1/billing/ai-credits would
+        plan = plan_of(organization_subscription(organization))
+        bigger = bigger_plan_exists(plan=plan, limit="ai_credits")
         raise InsufficientAiCredits(
             details=f"They refill to the plan's amount at {iso(row.resets_at)} "
-            "(GET /v1/billing/ai-credits); a bigger plan has more."
+            f"(GET /v1/billing/ai-credits){'; a bigger plan has more' if bigger else ''}."
         )
     return AiCredits.objects.values_list("remaining", flat=True).get(pk=row.pk)
 
@@ -218,6 +220,41 @@ def subscription_switch_cycle(*, actor: Actor, cycle: str) -> Subscription:
             setattr(locked, field, value)
         locked.updated_at = timezone.now()
         locked.save()
+    return locked
+
+
+def subscription_change_plan(*, actor: Actor, plan: str) -> Subscription:
+    """Move the organization's subscription to another plan, at the provider (the
+    difference charged at once, prorated) and here; credits follow as an upgrade's do. The
+    billing page's own (the API has no such endpoint): Paddle's portal changes no plan."""
+    subscription = subscription_for_billing(actor)
+    if plan not in dict(Subscription.PLANS):
+        raise BadRequest(f"The plan must be one of {', '.join(dict(Subscription.PLANS))}.")
+    if subscription.status == Subscription.STATUS_CANCELED:
+        raise SubscriptionNotFound(
+            "The subscription is canceled: choose a plan to subscribe again."
+        )
+    if subscription.plan == plan:
+        return subscription
+    try:
+        fields = provider_get().change_plan(subscription, plan)
+    except ProviderError as error:
+        raise ServiceUnavailable(f"The plan was not changed, nothing changed: {error}") from error
+    with transaction.atomic():
+        locked = Subscription.objects.select_for_update().get(pk=subscription.pk)
+        for field, value in fields.items():
+            setattr(locked, field, value)
+        locked.updated_at = timezone.now()
+        locked.save()
+        _credits_follow_plan(actor.organization, plan_of(locked))
+    logger.info(
+        "plan changed: %s from %s to %s by %s (%s)",
+        actor.organization.slug,
+        subscription.plan,
+        plan,
+        actor.name,
+        actor.ref,
+    )
     return locked
 
 

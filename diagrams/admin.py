@@ -297,7 +297,22 @@ class PublicShareTokenAdmin(SupportAdmin):
     link and can revoke it (delete), never make one or point it at another project."""
 
     list_display = ["project", "token_start", "created_by", "created_at"]
-    search_fields = ["project__id", "project__name", "project__organization__slug", "=token"]
+    list_filter = ["created_by_type"]
+    # by who made it too: what a leaked key shared is found from its name (its page links here)
+    search_fields = [
+        "project__id",
+        "project__name",
+        "project__organization__slug",
+        "=token",
+        "created_by",
+    ]
+
+    def lookup_allowed(self, lookup, value, request=None):
+        # an API key's page links to the links it made (its organization, its name)
+        return lookup in (
+            "project__organization__exact",
+            "created_by__exact",
+        ) or super().lookup_allowed(lookup, value, request)
 
     def get_search_results(self, request, queryset, search_term):
         """A link a customer reports finds its token: `https://…/share/<token>/embed/`."""

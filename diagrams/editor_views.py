@@ -201,8 +201,11 @@ def _request_body(form: dict, current=None) -> tuple[dict, dict]:
             topics.append(topic)
         body[direction] = topics
     extras: dict = {}
+    # a stored key is kept as stored (spaces around it included) when its row still holds it
+    stored_keys = {key.strip(): key for key in (current.extras or {})} if current else {}
     for row in form["extras"]:
         key = row["key"].strip()
+        key = stored_keys.get(key, key)
         if not key:
             row["errors"].append("A key is required.")
         elif key in extras:
@@ -357,6 +360,15 @@ def _save(request, project, *, snapshot=None, expected=None):
     actor = page_actor(request)
     form = _form_from_post(request.POST)
     body, form_errors = _request_body(form, current=snapshot)
+    if snapshot is not None:
+        # a part left as the form showed it is not sent, and keeps what is stored: read back
+        # from the form it could differ (a flow named "checkout, EU" became two flows, an
+        # extra's key lost its spaces, a name its line break) while the member changed
+        # something else
+        shown = _form_from_snapshot(snapshot)
+        for field in FIELD_NAMES:
+            if _comparable(form, field) == _comparable(shown, field):
+                body.pop(field, None)
     errors: dict = {}
     serializer_class = ServiceUpdateSerializer if snapshot else ServiceCreateSerializer
     data = _validated(serializer_class, body, form, errors)
@@ -385,7 +397,7 @@ def _save(request, project, *, snapshot=None, expected=None):
         return _changed_meanwhile(request, project, changed.current, expected=expected)
     except ApiError as error:
         if error.code == "service_name_conflict":
-            name = data["name"]
+            name = data.get("name", snapshot.name if snapshot else "")
             clash = service_name_clash(project=project, name=name, service_id=service_id)
             errors["name"] = [_clash_message(name, clash)]
         elif isinstance(error, ServiceNotFound):

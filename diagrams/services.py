@@ -1,30 +1,41 @@
 """Writes for diagrams: projects and pins. Each write names its actor explicitly."""
 
+import logging
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.actors import Actor
 from accounts.models import Organization
 from archsvc.api.errors import Forbidden, NotFound, ProjectLimitReached, ProjectNotFound
-from billing.selectors import organization_plan, plan_limits
-from diagrams.models import Pin, Project
+from billing.selectors import bigger_plan_exists, organization_plan, plan_limits
+from diagrams.models import Pin, Project, ServiceSnapshot
 from diagrams.selectors import project_get
 from diagrams.service_writes import services_copy
 from diagrams.slugs import is_project_id, project_id_new
+
+logger = logging.getLogger("archsvc.projects")
 
 
 def _reserve_project_slot(*, organization_id: int) -> None:
     """Lock the organization row and check the plan's project limit. Concurrent creates
     queue on the lock, so exactly `maxProjects` of them can succeed (CONTRACT 14)."""
     organization = Organization.objects.select_for_update().get(pk=organization_id)
-    limit = plan_limits(plan=organization_plan(organization=organization))["max_projects"]
+    plan = organization_plan(organization=organization)
+    limit = plan_limits(plan=plan)["max_projects"]
     count = Project.objects.filter(organization_id=organization_id).count()
     if count >= limit:
+        # what a script can do about it (archiving does not free a slot): over the limit
+        # (a smaller plan since), one deletion is not enough; on the biggest plan there is
+        # no bigger one to move to
+        to_delete = count - limit + 1
+        delete = "one it no longer needs" if to_delete == 1 else f"{to_delete:,} it no longer needs"
+        bigger = bigger_plan_exists(plan=plan, limit="max_projects")
         raise ProjectLimitReached(
-            f"The {organization_plan(organization=organization)} plan allows {limit} projects.",
-            # what a script can do about it (archiving does not free a slot)
-            details=f"This organization has {count:,} (archived ones count too): delete one "
-            "it no longer needs, or move to a bigger plan. GET /v1/limits gives the numbers.",
+            f"The {plan} plan allows {limit:,} projects.",
+            details=f"This organization has {count:,} (archived ones count too): delete "
+            f"{delete}{', or move to a bigger plan' if bigger else ''}. GET /v1/limits gives "
+            "the numbers.",
         )
 
 
@@ -110,9 +121,25 @@ def project_update(
 
 @transaction.atomic
 def project_delete(*, actor: Actor, project_id: str) -> None:
-    """Irreversible: the project and everything in it, its pins and its share token."""
+    """Irreversible: the project and everything in it, its pins and its share token. A line
+    in the log says who deleted what (support's "who deleted it, and when" had no answer:
+    nothing of the project is left to look at)."""
     project = project_for_management(actor=actor, project_id=project_id)
+    services = ServiceSnapshot.objects.filter(
+        project=project, valid_until__isnull=True, deleted=False
+    ).count()
+    changes = ServiceSnapshot.objects.filter(project=project).count()
     project.delete()
+    logger.info(
+        "project deleted: %s (%r) of %s, %d services, %d changes in its history, by %s (%s)",
+        project_id,
+        project.name,
+        actor.organization.slug,
+        services,
+        changes,
+        actor.name,
+        actor.ref,
+    )
 
 
 @transaction.atomic

@@ -23,6 +23,7 @@ from archsvc.api.errors import ApiError, rate_limited_json, wants_page
 from archsvc.api.params import iso, query_at
 from archsvc.api.ratelimit import client_ip, rate_limit_hit, seconds_text
 from archsvc.api.views import not_found_page
+from billing.selectors import bigger_plan_exists, organization_plan
 from billing.services import ai_credits_current
 from diagrams.api.graph_views import graph_query
 from diagrams.models import PublicShareToken
@@ -642,6 +643,10 @@ def project_page(request, project_id: str):
             "ask_topic": consumed[0] if consumed else None,
             "ask_service": next((e["name"] for e in entities["services"].values()), None),
             "credits": ai_credits_current(organization=actor.organization),
+            # no "for more now" on the biggest plan: there is nothing more to buy
+            "credits_more": bigger_plan_exists(
+                plan=organization_plan(organization=actor.organization), limit="ai_credits"
+            ),
             "can_manage": actor.can_manage_project(created_by_ref=project.created_by_ref),
             "svg": "" if load else svg.decode(),
             "load": load,

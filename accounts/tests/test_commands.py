@@ -37,6 +37,31 @@ def test_create_member_makes_org_user_and_membership(db):
     assert User.objects.count() == 1 and Organization.objects.count() == 1
 
 
+def test_a_member_of_a_new_organization_is_told_it_has_no_admin(db):
+    """A mistyped --org made a new organization whose only member could not invite, share or
+    pay, without a word."""
+    err = io.StringIO()
+    call_command(
+        "create_member", "eve@example.com", "--org", "acmee", stdout=io.StringIO(), stderr=err
+    )
+    assert "acmee is a new organization, and has no admin" in err.getvalue()
+    err = io.StringIO()  # an existing organization, or a new one's admin: nothing to say
+    call_command(
+        "create_member", "bob@example.com", "--org", "acmee", stdout=io.StringIO(), stderr=err
+    )
+    call_command(
+        "create_member",
+        "ada@example.com",
+        "--org",
+        "beta",
+        "--role",
+        "admin",
+        stdout=io.StringIO(),
+        stderr=err,
+    )
+    assert err.getvalue() == ""
+
+
 @pytest.mark.parametrize(
     "password, said",
     [("short", "too short"), ("ada@example.com", "too similar"), ("83920174", "numeric")],

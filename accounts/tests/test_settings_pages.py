@@ -411,6 +411,30 @@ def test_billing_page_shows_plan_limits_and_credits(org, member_client):
     assert 'name="cycle"' not in body
 
 
+def test_an_admin_moves_the_subscription_to_another_plan(org, admin_client, member_client):
+    """Subscribed, a team admin could not see what business gives, nor move to it (Paddle's
+    portal changes no plan, though the page said it did)."""
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
+    body = admin_client.get("/settings/billing/").content.decode()
+    assert "<strong>business</strong>: 250 projects, 10,000 AI credits a month" in body
+    form = re.search(r'action="/settings/billing/plan/"[^>]*data-confirm="([^"]*)"', body)
+    assert form and "Move to the business plan now?" in form.group(1)
+    assert "prorated" in form.group(1) and "Move to team" not in body
+    assert "change plan" not in body  # the portal's words no longer promise it
+    # a member sees the plans, and no button
+    page = member_client.get("/settings/billing/").content.decode()
+    assert "<strong>business</strong>: 250" in page and "/settings/billing/plan/" not in page
+    assert member_client.post("/settings/billing/plan/", {"plan": "business"}).status_code == 403
+    assert Subscription.objects.get(organization=org).plan == "team"
+    response = admin_client.post("/settings/billing/plan/", {"plan": "business"})
+    assert response.status_code == 302 and response["Location"] == "/settings/billing/"
+    page = admin_client.get("/settings/billing/").content.decode()
+    assert "The organization is on the business plan: 250 projects, 10,000 AI credits" in page
+    assert "0 of 250" in page and "10,000 left of 10,000" in page
+    assert admin_client.post("/settings/billing/plan/", {"plan": "platinum"}).status_code == 400
+    assert Subscription.objects.get(organization=org).plan == "business"
+
+
 def test_admin_switches_cycle_and_opens_portal(org, admin_client):
     call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
     body = admin_client.get("/settings/billing/").content.decode()

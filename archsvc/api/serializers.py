@@ -56,6 +56,19 @@ def check_text(value: str) -> None:
 INVISIBLE_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf"})
 
 
+# What a name (one line, drawn in a box, a table cell, a menu) may not hold: line breaks (a
+# browser's text box drops them, so the editor's next save renamed the service; a tooltip
+# grew a fake "owner:" line) and the bidi embeddings, overrides and isolates, which turn
+# the text around them ("evil\u202etxt.exe" reads "evilexe.txt"; in the Show menu the owner's
+# override reversed the words after it). The marks (U+200E, U+200F) stay: right-to-left
+# names need them.
+NAME_BREAKS = re.compile("[\n\r\u0085\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+NAME_BREAKS_MESSAGE = (
+    "A name is one line: no line breaks, and no bidi embedding, override or isolate "
+    "characters (U+202A-U+202E, U+2066-U+2069)."
+)
+
+
 def is_visible(value: str) -> bool:
     """Whether the text shows anything: a name of zero-width spaces would be a link or a box
     nobody can see or click."""
@@ -68,6 +81,8 @@ def text_problem(value: str, *, name: bool = True) -> str | None:
     shows something. None when it is fine."""
     if FORBIDDEN_TEXT.search(value):
         return "May not contain control characters or invalid Unicode (a lone surrogate)."
+    if name and NAME_BREAKS.search(value):
+        return NAME_BREAKS_MESSAGE
     if name and value and not is_visible(value):
         return "Must contain a visible character, not only spaces or invisible ones."
     return None
@@ -76,10 +91,11 @@ def text_problem(value: str, *, name: bool = True) -> str | None:
 class StrictCharField(serializers.CharField):
     """A JSON string and nothing else (DRF would turn 12 into "12"), without control
     characters or lone surrogates. `visible=True` (names): at least one character a reader
-    can see."""
+    can see, on one line (NAME_BREAKS)."""
 
     default_error_messages = {
-        "invisible": "Must contain a visible character, not only spaces or invisible ones."
+        "invisible": "Must contain a visible character, not only spaces or invisible ones.",
+        "breaks": NAME_BREAKS_MESSAGE,
     }
 
     def __init__(self, *, visible: bool = False, **kwargs):
@@ -90,6 +106,8 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         check_text(data)
+        if self.visible and NAME_BREAKS.search(data):  # a name
+            self.fail("breaks")
         value = super().to_internal_value(data)
         if self.visible and value and not is_visible(value):
             self.fail("invisible")

@@ -902,3 +902,59 @@ def test_a_key_in_use_is_revoked_before_it_is_deleted(operator, factory):
     assert f"/admin/accounts/apikey/{key.pk}/delete/" in page
     operator.post(f"/admin/accounts/apikey/{key.pk}/delete/", {"post": "yes"})
     assert not ApiKey.objects.filter(pk=key.pk).exists()
+
+
+# --- from an operator's walk through the admin (2026-11-30) --------------------------------
+
+
+def test_a_keys_page_leads_to_the_share_links_it_made(operator, factory):
+    """A leaked key's share links stay open when it is revoked; they could not be found by
+    who made them. Its page counts them and lists them; the list finds them by name too."""
+    org = factory.org("acme")
+    ci = factory.key_client(org, "ci")
+    shop, other = new_project(ci, "Shop"), new_project(ci, "Other")
+    for project in (shop, other):
+        assert ci.post(f"/v1/projects/{project}/public-share-token").status_code == 200
+    # a key of the same name elsewhere, and a member's link, are not the key's
+    elsewhere = factory.key_client(factory.org("beta"), "ci")
+    elsewhere.post(f"/v1/projects/{new_project(elsewhere, 'Theirs')}/public-share-token")
+    key = ApiKey.objects.get(organization=org, name="ci")
+    page = operator.get(f"/admin/accounts/apikey/{key.pk}/change/").content.decode()
+    link = re.search(r'href="(/admin/diagrams/publicsharetoken/\?[^"]+)">2 links</a>', page)
+    assert link, page[page.find("share links") - 200 : page.find("share links") + 600]
+    shown = operator.get(link.group(1).replace("&amp;", "&"))
+    assert shown.status_code == 200
+    mine = PublicShareToken.objects.filter(project__organization=org)
+    assert sorted(listed(shown)) == sorted(str(share.pk) for share in mine)
+    found = operator.get("/admin/diagrams/publicsharetoken/", {"q": "ci"})
+    assert len(listed(found)) == 3
+
+
+def test_a_key_pasted_as_its_header_is_found_and_its_revocation_said(operator, factory):
+    from accounts.services import api_key_create
+
+    key, token = api_key_create(organization=factory.org("acme"), name="ci", permissions=[])
+    found = operator.get("/admin/accounts/apikey/", {"q": f"Authorization: Bearer {token}"})
+    assert listed(found) == [str(key.pk)]
+    form = _change_form(operator, f"/admin/accounts/apikey/{key.pk}/change/")
+    response = operator.post(
+        f"/admin/accounts/apikey/{key.pk}/change/", {**form, "revoke": "on"}, follow=True
+    )
+    assert "The key “ci” is revoked" in response.content.decode()
+    key.refresh_from_db()
+    assert key.revoked_at is not None
+
+
+def test_a_sessions_page_is_a_view_with_nothing_to_save(operator, factory):
+    session_start(membership=factory.member(factory.org("acme")))
+    session = AuthSession.objects.get()
+    page = operator.get(f"/admin/accounts/authsession/{session.pk}/change/").content.decode()
+    assert 'name="_save"' not in page and 'name="_continue"' not in page
+    response = operator.post(f"/admin/accounts/authsession/{session.pk}/change/", {})
+    assert response.status_code == 403
+    # the list's End action still works
+    operator.post(
+        "/admin/accounts/authsession/", {"action": "end_sessions", "_selected_action": [session.pk]}
+    )
+    session.refresh_from_db()
+    assert session.ended_at is not None

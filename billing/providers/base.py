@@ -22,3 +22,8 @@ class BillingProvider(Protocol):
     def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
         """Tell the provider; the subscription's fields as the provider now has them
         (`billing_cycle`, and `current_period_end` / `next_billed_at` when it says)."""
+
+    def change_plan(self, subscription: Subscription, plan: str) -> dict:
+        """Move the subscription to another plan, billed in its cycle (the difference
+        charged at once, prorated); its fields as the provider now has them (`plan`, and
+        the period and next bill when it says)."""

@@ -41,6 +41,10 @@ class LocalProvider:
         """The local portal doubles as the checkout: no payment is taken."""
         return f"{base_url.rstrip('/')}/billing/portal/{portal_token(organization.pk)}/"
 
+    def change_plan(self, subscription: Subscription, plan: str) -> dict:
+        """As Paddle does with prorated_immediately: the plan changes now, the period stays."""
+        return {"plan": plan}
+
     def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
         """As Paddle does with prorated_immediately: the new cycle's period starts now. A
         paused subscription (Paddle takes only do_not_bill for one) keeps its period: the

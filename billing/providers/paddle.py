@@ -101,13 +101,24 @@ class PaddleProvider:
             raise ProviderError("Paddle's portal session had no URL.") from error
 
     def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
-        price = settings.PADDLE_PRICES.get(f"{subscription.plan}:{cycle}")
+        fields = self._price_change(subscription, subscription.plan, cycle)
+        fields.setdefault("billing_cycle", cycle)
+        return fields
+
+    def change_plan(self, subscription: Subscription, plan: str) -> dict:
+        fields = self._price_change(subscription, plan, subscription.billing_cycle)
+        fields["plan"] = plan
+        return fields
+
+    def _price_change(self, subscription: Subscription, plan: str, cycle: str) -> dict:
+        """The subscription's item set to the price of `plan` billed by `cycle`."""
+        price = settings.PADDLE_PRICES.get(f"{plan}:{cycle}")
         if not price:
             billed = "annually" if cycle == "annual" else "monthly"
             raise ProviderError(
-                f"this server has no Paddle price for the {subscription.plan} plan billed "
+                f"this server has no Paddle price for the {plan} plan billed "
                 f"{billed}; the people who run it set its price id in "
-                f"PADDLE_PRICE_{subscription.plan.upper()}_{cycle.upper()}."
+                f"PADDLE_PRICE_{plan.upper()}_{cycle.upper()}."
             )
         subscription_id = urllib.parse.quote(subscription.provider_subscription_id, safe="")
         data = self._call(
@@ -125,6 +136,4 @@ class PaddleProvider:
                 ),
             },
         )
-        fields = paddle_fields(data)
-        fields.setdefault("billing_cycle", cycle)
-        return fields
+        return paddle_fields(data)

@@ -129,6 +129,18 @@ def test_spending_the_last_credit_then_one_more_is_refused_with_nothing_spent(ap
     assert credits(api)["remaining"] == 0
 
 
+@pytest.mark.parametrize("plan, bigger", [(None, True), ("team", True), ("business", False)])
+def test_out_of_credits_points_to_a_bigger_plan_only_where_there_is_one(org, plan, bigger):
+    if plan:
+        subscribe(org, plan=plan)
+    AiCredits.objects.filter(organization=org).update(remaining=0)
+    ai_credits_spend(organization=org, amount=0)  # the row, as the plan made it
+    AiCredits.objects.filter(organization=org).update(remaining=0)
+    with pytest.raises(InsufficientAiCredits) as refused:
+        ai_credits_spend(organization=org)
+    assert ("a bigger plan has more" in refused.value.details) is bigger
+
+
 def test_spending_more_than_is_left_spends_nothing(org):
     ai_credits_spend(organization=org)
     AiCredits.objects.filter(organization=org).update(remaining=3)

@@ -265,6 +265,22 @@ def test_switch_cycle_updates_the_subscription_at_paddle_and_takes_its_answer(
     assert manager.get("/v1/billing/subscription").json() == body
 
 
+def test_a_plan_change_on_the_billing_page_sets_the_plans_price_at_paddle(
+    paddle, paddle_subscription, factory, org
+):
+    admin = factory.member_client(factory.member(org, role="admin"), enforce_csrf=False)
+    response = admin.post("/settings/billing/plan/", {"plan": "business"})
+    assert response.status_code == 302, response.content[:500]
+    [request] = paddle.requests
+    assert (request["method"], request["path"]) == ("PATCH", f"/subscriptions/{SUB}")
+    assert request["body"]["items"] == [{"price_id": "pri_biz_m", "quantity": 1}]
+    assert request["body"]["proration_billing_mode"] == "prorated_immediately"
+    # the plan, and the rest as Paddle answered (the example's period and cycle)
+    subscription = Subscription.objects.get(organization=org)
+    assert subscription.plan == "business"
+    assert subscription.current_period_end.isoformat().startswith("2026-03-10T15:38:00.5")
+
+
 def test_a_paused_subscriptions_cycle_is_switched_without_a_charge(
     paddle, paddle_subscription, manager, org
 ):

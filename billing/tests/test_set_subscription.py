@@ -1,6 +1,7 @@
 """`manage.py set_subscription`: writes the subscription as the provider would (CONTRACT 13)."""
 
 import io
+import logging
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -82,3 +83,21 @@ def test_bad_arguments_are_refused_and_change_nothing(org, args):
     with pytest.raises(CommandError):
         run("--org", "acme", *args)
     assert not Subscription.objects.filter(organization=org).exists()
+
+
+def test_a_providers_subscription_is_written_over_only_when_forced(api, org, caplog):
+    """Paddle still bills what it has, and its next event writes it back: the command said
+    nothing and rewrote it; and nothing said who gave the organization which plan."""
+    run("--org", "acme", "--plan", "team", "--status", "active")
+    Subscription.objects.filter(organization=org).update(
+        provider="paddle", provider_subscription_id="sub_paddle_1"
+    )
+    with pytest.raises(CommandError, match=r"Paddle's \(sub_paddle_1: team, active\).*--force"):
+        run("--org", "acme", "--plan", "business", "--status", "active")
+    assert Subscription.objects.get(organization=org).plan == "team"
+    with caplog.at_level(logging.INFO, logger="archsvc.billing"):
+        run("--org", "acme", "--plan", "business", "--status", "active", "--force")
+    assert Subscription.objects.get(organization=org).plan == "business"
+    assert "set_subscription: acme now business monthly active (was team monthly active)" in (
+        caplog.text
+    )

@@ -9,6 +9,8 @@ from archsvc.api.errors import NAME_REJECTED
 from archsvc.api.params import iso
 from archsvc.api.serializers import (
     FORBIDDEN_TEXT,
+    NAME_BREAKS,
+    NAME_BREAKS_MESSAGE,
     StrictBooleanField,
     StrictCharField,
     StrictSerializer,
@@ -131,6 +133,8 @@ class ExtrasField(serializers.DictField):
                 message = f"Keys must be at most {EXTRAS_KEY_MAX} characters."
             elif FORBIDDEN_TEXT.search(key):
                 message = "Keys may not contain control characters or invalid Unicode."
+            elif NAME_BREAKS.search(key):
+                message = "Keys are one line: " + NAME_BREAKS_MESSAGE.split(": ", 1)[1]
             else:
                 continue
             shown = key.encode("utf-8", "replace").decode("utf-8")

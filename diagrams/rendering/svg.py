@@ -16,7 +16,7 @@ from svgwrite.text import Text
 
 from diagrams.entities import NEUTRAL
 from diagrams.rendering.layout import FONT_SIZE, LINE_HEIGHT, EdgeRoute, Layout
-from diagrams.rendering.text import FONT_FAMILY, counted, text_width
+from diagrams.rendering.text import FONT_FAMILY, clusters, counted, text_width
 
 HEADER_HEIGHT = 56.0
 MARGIN = 24.0
@@ -124,14 +124,15 @@ def _legend_name(name: str) -> str:
     name = " ".join(name.split())
     if text_width(name, 12) <= LEGEND_NAME_WIDTH:
         return name
-    low, high = 0, len(name)  # the longest start that fits with the ellipsis
+    pieces = clusters(name)  # cut between characters as a reader sees them
+    low, high = 0, len(pieces)  # the longest start that fits with the ellipsis
     while low < high:
         middle = (low + high + 1) // 2
-        if text_width(name[:middle].rstrip() + "…", 12) <= LEGEND_NAME_WIDTH:
+        if text_width("".join(pieces[:middle]).rstrip() + "…", 12) <= LEGEND_NAME_WIDTH:
             low = middle
         else:
             high = middle - 1
-    return name[:low].rstrip() + "…"
+    return "".join(pieces[:low]).rstrip() + "…"
 
 
 def _legend_item_width(name: str) -> float:

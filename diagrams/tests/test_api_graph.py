@@ -597,8 +597,47 @@ def test_names_with_control_characters_are_refused_so_the_svg_stays_well_formed(
     )
     assert response.status_code == 400
     assert {v["field"] for v in response.json()["violations"]} == {"name", "produces[0].name"}
-    new_service(api, project, {"name": "Tab\tand\nnewline"})
+    new_service(api, project, {"name": "Tab\tand space", "description": "two\nlines"})
     parse_svg(graph(api, project, "graph/svg"))
+
+
+@pytest.mark.parametrize(
+    "breaking", ["\n", "\r", "\u2028", "\u2029", "\u0085", "\u202e", "\u202a", "\u2066", "\u2069"]
+)
+def test_a_name_is_one_line_without_bidi_overrides(api, project, breaking):
+    """A browser's text box drops a line break, so the editor's next save renamed such a
+    service; a name's line break made a fake "owner:" line in its tooltip; and an override
+    turned the text around it ("evil\u202etxt.exe" reads "evilexe.txt"). Every name is
+    refused so: the service's, its category, owner and flows, a topic's and its extras'
+    keys. A description may have lines."""
+    name = f"evil{breaking}txt"
+    body = {
+        "name": name,
+        "category": name,
+        "owner": name,
+        "flows": [name],
+        "description": f"fine{breaking}here",
+        "extras": {name: "v"},
+        "produces": [{"name": name, "category": name, "owner": name, "flows": [name]}],
+    }
+    response = api.post(f"/v1/projects/{project}/services", body, content_type="application/json")
+    assert response.status_code == 400, response.content
+    fields = {v["field"] for v in response.json()["violations"]}
+    assert fields == {
+        "name",
+        "category",
+        "owner",
+        "flows[0]",
+        f"extras.{name}",
+        "produces[0].name",
+        "produces[0].category",
+        "produces[0].owner",
+        "produces[0].flows[0]",
+    }
+    assert "one line" in response.json()["violations"][0]["message"]
+    assert api.get(f"/v1/projects/{project}/services").json() == []
+    # the marks right-to-left names need are names' characters
+    new_service(api, project, {"name": "\u05e9\u05dc\u05d5\u05dd API\u200f"})
 
 
 def test_a_time_before_the_project_existed_says_so_in_the_header(api, project):

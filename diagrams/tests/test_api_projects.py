@@ -1,6 +1,7 @@
 """Projects over /v1: create, list, read, update, delete and duplicate, as API keys and
 members see them; tenancy, permissions, plan limits and the query budget of the list."""
 
+import logging
 import re
 from datetime import datetime, timedelta
 
@@ -907,6 +908,21 @@ def test_delete_is_204_with_empty_body_and_the_project_is_gone(api):
     assert_project_not_found(api.delete(f"/v1/projects/{doomed['id']}"))
 
 
+def test_a_deleted_project_leaves_a_line_saying_who_deleted_what(api, caplog):
+    """Nothing of a deleted project is left to look at: support's "who deleted it, and
+    when?" is answered from the log."""
+    doomed = create(api, "Doomed")
+    for name in ("Checkout", "Billing"):
+        api.post(
+            f"/v1/projects/{doomed['id']}/services", {"name": name}, content_type="application/json"
+        )
+    with caplog.at_level(logging.INFO, logger="archsvc.projects"):
+        assert api.delete(f"/v1/projects/{doomed['id']}").status_code == 204
+    [line] = [r.getMessage() for r in caplog.records if r.name == "archsvc.projects"]
+    assert line.startswith(f"project deleted: {doomed['id']} ('Doomed') of ")
+    assert "2 services, 2 changes in its history, by " in line and "(key:" in line
+
+
 def test_delete_removes_every_actors_pins(api, factory, org):
     project = create(api)
     member = member_api(factory, org, "ada@example.com")
@@ -932,6 +948,34 @@ def assert_limit_reached(response):
     assert body["details"] == (
         "This organization has 3 (archived ones count too): delete one it no longer needs, "
         "or move to a bigger plan. GET /v1/limits gives the numbers."
+    )
+
+
+def test_over_the_limit_the_refusal_counts_what_to_delete_and_the_biggest_plan_no_bigger(
+    api, org, settings
+):
+    """After a move to a smaller plan one deletion is not enough; on the biggest plan there
+    is no bigger plan to move to."""
+    settings.PLANS = {**settings.PLANS, "free": {**settings.PLANS["free"], "max_projects": 9}}
+    for index in range(5):
+        create(api, f"Project {index}")
+    settings.PLANS = {**settings.PLANS, "free": {**settings.PLANS["free"], "max_projects": 3}}
+    body = api.post(
+        "/v1/projects", {"name": "More", "description": ""}, content_type="application/json"
+    ).json()
+    assert body["details"].startswith(
+        "This organization has 5 (archived ones count too): delete 3 it no longer needs, "
+        "or move to a bigger plan."
+    )
+    settings.PLANS = {
+        name: {**limits, "max_projects": 5} for name, limits in settings.PLANS.items()
+    }
+    body = api.post(
+        "/v1/projects", {"name": "More", "description": ""}, content_type="application/json"
+    ).json()
+    assert body["details"] == (
+        "This organization has 5 (archived ones count too): delete one it no longer needs. "
+        "GET /v1/limits gives the numbers."
     )
 
 

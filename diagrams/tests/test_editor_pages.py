@@ -826,6 +826,37 @@ def test_saving_a_form_left_as_it_was_writes_nothing(browser, api, project):
     assert history_total(api, project) == before + 1
 
 
+def test_a_save_changes_only_the_parts_the_member_changed(browser, api, project):
+    """What the form holds is read back from text boxes: a flow named "checkout, EU" became
+    two flows, and an extra's key lost the spaces around it, whenever anything else was
+    saved. A part left as the form showed it now keeps what is stored."""
+    new_service(
+        api,
+        project,
+        {
+            "name": "Checkout",
+            "description": "old",
+            "flows": ["checkout, EU", "returns"],
+            "extras": {" padded key ": "v", "tier": "1"},
+        },
+    )
+    url = f"/projects/{project}/services/checkout/edit/"
+    form = submitted(browser.get(url).content.decode())
+    assert browser.post(url, {**form, "description": "new"}).status_code == 302
+    stored = api.get(f"/v1/projects/{project}/services/checkout").json()
+    assert stored["description"] == "new"
+    assert stored["flows"] == ["checkout, EU", "returns"]
+    assert stored["extras"] == {" padded key ": "v", "tier": "1"}
+    # an extra's value changed: its key, and the others', stay as stored
+    form = submitted(browser.get(url).content.decode())
+    values = list(form["extras-value"])
+    values[list(form["extras-key"]).index("tier")] = "2"
+    assert browser.post(url, {**form, "extras-value": values}).status_code == 302
+    stored = api.get(f"/v1/projects/{project}/services/checkout").json()
+    assert stored["extras"] == {" padded key ": "v", "tier": "2"}
+    assert stored["flows"] == ["checkout, EU", "returns"]
+
+
 def test_a_description_of_several_lines_counts_a_line_break_as_the_box_does(browser, api, project):
     """A textarea sends a line break as CR LF, and its maxlength counts it as one: 199
     characters typed with 3 line breaks were refused as over 200."""

@@ -10,8 +10,8 @@ import pytest
 from diagrams.entities import NEUTRAL, ServiceState, category_color
 from diagrams.rendering.graph import graph_filter, project_graph
 from diagrams.rendering.layout import FONT_SIZE, MAX_LINES, MAX_TEXT_WIDTH, PAD_X, layout_layered
-from diagrams.rendering.svg import graph_origin, svg_document
-from diagrams.rendering.text import text_width, wrap_label
+from diagrams.rendering.svg import _legend_name, graph_origin, svg_document
+from diagrams.rendering.text import clusters, text_width, wrap_label
 from diagrams.slugs import service_slug
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -540,3 +540,32 @@ def test_a_long_category_name_is_cut_short_in_the_legend_with_its_whole_name_in_
     # a short name has no tooltip of its own
     short = legend.findall(f"{SVG}text")[1]
     assert short.text == "no category" and short.find(f"{SVG}title") is None
+
+
+@pytest.mark.parametrize(
+    "label, whole",
+    [
+        # a cut between a flag's two letters drew other flags (🇵🇺, 🇧🇯) and bare letters
+        ("x🇯🇵🇺🇸🇩🇪🇫🇷🇬🇧" * 5 + "🇯🇵🇯🇵", ["🇯🇵", "🇺🇸", "🇩🇪", "🇫🇷", "🇬🇧"]),
+        # a line ended in 👩 and a joiner, the next began with 💻
+        ("👩\u200d💻" * 20, ["👩\u200d💻"]),
+        # a line began with a vowel sign, drawn on a dotted circle
+        ("क्षि" * 15, ["क्षि"]),
+        ("👍🏽" * 30, ["👍🏽"]),
+    ],
+)
+def test_labels_are_cut_between_characters_as_a_reader_sees_them(label, whole):
+    lines = wrap_label(label, font_size=FONT_SIZE, max_width=MAX_TEXT_WIDTH, max_lines=MAX_LINES)
+    assert len(lines) > 1  # cut
+    for line in lines:
+        pieces = clusters(line.removesuffix("…"))
+        assert all(piece in whole or len(piece) == 1 and piece.isascii() for piece in pieces), line
+        assert text_width(line, FONT_SIZE) <= MAX_TEXT_WIDTH
+    legend = _legend_name(label)
+    assert all(p in whole or p.isascii() for p in clusters(legend.removesuffix("…")))
+
+
+def test_an_emoji_is_measured_as_wide_as_colour_fonts_draw_it():
+    """60 grinning faces overflowed their box (221-224 px drawn in a box for 204)."""
+    assert text_width("😀", 10) == 12
+    assert text_width("日", 10) == 10

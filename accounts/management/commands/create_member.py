@@ -2,7 +2,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.models import User
+from accounts.models import Organization, User
 from accounts.services import member_create
 from archsvc.api.errors import ApiError
 
@@ -23,6 +23,7 @@ class Command(BaseCommand):
                 validate_password(password, user=User(email=email.strip().lower()))
             except ValidationError as exc:
                 raise CommandError(f"--password: {' '.join(exc.messages)}") from None
+        new_organization = not Organization.objects.filter(slug=org.strip()).exists()
         try:
             membership = member_create(email=email, org_slug=org, role=role, password=password)
         except (ApiError, ValidationError) as exc:
@@ -30,3 +31,11 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{membership.user.email} is {membership.role} of {membership.organization.slug}"
         )
+        if new_organization and role != "admin":
+            # a mistyped slug makes a new organization, and one with no admin: nobody can
+            # invite, share or pay in it
+            self.stderr.write(
+                f"Note: {membership.organization.slug} is a new organization, and has no admin. "
+                "If the slug is mistyped, delete it in Django admin; else give it one: "
+                f"create_member EMAIL --org {membership.organization.slug} --role admin."
+            )

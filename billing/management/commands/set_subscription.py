@@ -1,9 +1,13 @@
+import logging
+
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Organization
 from archsvc.api.errors import ApiError
 from billing.models import Subscription
 from billing.services import subscription_set
+
+logger = logging.getLogger("archsvc.billing")
 
 
 class Command(BaseCommand):
@@ -16,17 +20,42 @@ class Command(BaseCommand):
             "--status", required=True, choices=[s for s, _ in Subscription.STATUSES]
         )
         parser.add_argument("--cycle", default="monthly", choices=["monthly", "annual"])
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="write over a subscription the payment provider keeps (Paddle's): its next "
+            "event puts its own state back",
+        )
 
-    def handle(self, *args, org, plan, status, cycle, **options):
+    def handle(self, *args, org, plan, status, cycle, force=False, **options):
         organization = Organization.objects.filter(slug=org).first()
         if organization is None:
             raise CommandError(f"No organization with slug {org!r}.")
+        current = Subscription.objects.filter(organization=organization).first()
+        if current is not None and current.provider != "local" and not force:
+            # the provider still bills what it has, and its next event writes it back
+            raise CommandError(
+                f"{org}'s subscription is {current.provider.title()}'s "
+                f"({current.provider_subscription_id}: {current.plan}, {current.status}): "
+                "change it there, where the customer pays; its next event would put this "
+                "back. --force writes it here anyway."
+            )
         try:
             subscription = subscription_set(
                 organization=organization, plan=plan, status=status, cycle=cycle
             )
         except ApiError as error:
             raise CommandError(error.message) from error
+        # the admin's history of a subscription is empty (it is the provider's to write):
+        # the log says who gave an organization which plan, and when
+        logger.info(
+            "set_subscription: %s now %s %s %s (was %s)",
+            org,
+            subscription.plan,
+            subscription.billing_cycle,
+            subscription.status,
+            f"{current.plan} {current.billing_cycle} {current.status}" if current else "none",
+        )
         self.stdout.write(
             f"{org}: {subscription.plan} {subscription.billing_cycle}, "
             f"{subscription.status} (customer {subscription.provider_customer_id},"
