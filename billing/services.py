@@ -330,6 +330,27 @@ def _event_organization(entity: dict) -> tuple[Organization | None, Subscription
     return organization, subscription
 
 
+def _check_event_times(entity: dict) -> None:
+    """The period's end and the next bill, when the event has them, are date-times with an
+    offset (a garbled one had emptied the stored dates; one without an offset was stored as
+    local time): 400 otherwise, nothing changed."""
+    period = entity.get("current_billing_period")
+    named = [("data.current_billing_period.ends_at", (period or {}).get("ends_at"))]
+    if "next_billed_at" in entity:
+        named.append(("data.next_billed_at", entity["next_billed_at"]))
+    for name, value in named:
+        if value is None:
+            continue
+        parsed = None
+        if isinstance(value, str):
+            try:
+                parsed = parse_datetime(value)
+            except ValueError:
+                parsed = None
+        if parsed is None or parsed.tzinfo is None:
+            raise WebhookRejected(400, f"{name} must be a date-time with an offset.")
+
+
 def _organization_named(entity: dict) -> Organization | None:
     """The organization another kind of event (a transaction's: a payment failed) is about:
     by its subscription, its customer, or the checkout's custom data."""
@@ -476,12 +497,18 @@ def webhook_apply(payload: dict) -> str:
             plan = _plan_from(entity, subscription)
             if plan is None:
                 raise WebhookRejected(422, "The event's plan is unknown.")
+            _check_event_times(entity)
+            same = subscription is not None and not other
             fields = {
                 "status": status,
                 "plan": plan,
                 "provider": "paddle",
                 "provider_subscription_id": str(entity.get("id") or ""),
-                "provider_customer_id": str(entity.get("customer_id") or ""),
+                # an event without the customer keeps the one known (an empty one made the
+                # portal session a 404 customer_not_found)
+                "provider_customer_id": str(
+                    entity.get("customer_id") or (subscription.provider_customer_id if same else "")
+                ),
                 "last_event_at": occurred_at,
                 "updated_at": timezone.now(),
                 **paddle_fields(entity),

@@ -90,6 +90,8 @@ def projects_page(request):
             "filters": filters,
             "filtered": filtered,
             "limits": limits_for_page(organization=actor.organization),
+            # which projects the member may delete to make room: any, or their own
+            "deletes_any": actor.is_admin,
             "message": message,
             "error": error,
             "errors": errors,
@@ -200,16 +202,19 @@ def _limit_refusal(actor, name: str) -> str:
     """Why a project was not duplicated, and the ways out, where the member pressed it (a
     phone shows no tooltip on a button that is off)."""
     limits = limits_for_page(organization=actor.organization)
+    # a member may delete only the projects they created; an admin, any
+    yours = "you" if actor.is_admin else "you created and"
     if limits["over"]:
         why = (
             f"this organization has {limits['currentProjects']:,} projects, "
             f"{limits['over']:,} more than your plan's {limits['maxProjects']:,} "
-            f"(archived ones count too). Delete {limits['over'] + 1:,} you no longer need, or "
+            f"(archived ones count too). Delete {limits['over'] + 1:,} {yours} no longer "
+            "need, or "
         )
     else:
         why = (
             f"all {limits['maxProjects']:,} projects of your plan are in use (archived ones "
-            "count too). Delete a project you no longer need, or "
+            f"count too). Delete a project {yours} no longer need, or "
         )
     return format_html(
         '“{}” was not duplicated: {}<a href="/settings/billing/">see the plans</a>.', name, why

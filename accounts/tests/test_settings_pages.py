@@ -435,6 +435,31 @@ def test_an_admin_moves_the_subscription_to_another_plan(org, admin_client, memb
     assert Subscription.objects.get(organization=org).plan == "business"
 
 
+@pytest.mark.parametrize(
+    "status, said, unsaid",
+    [
+        (
+            "trialing",
+            "in its trial · billed monthly · the trial ends {end}, first billed {end}",
+            "renews",
+        ),
+        ("past_due", "payment overdue · billed monthly · period ends {end}", "renews"),
+        ("active", "active · billed monthly · renews {end}, billed then", "trial"),
+    ],
+)
+def test_the_subscription_is_said_as_its_status_has_it(org, admin_client, status, said, unsaid):
+    """A trial read "renews …, billed then" (it ends, and is first billed), and an overdue
+    payment "renews" above the warning that it did not go through."""
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", status)
+    end = Subscription.objects.get(organization=org).current_period_end
+    page = admin_client.get("/settings/billing/").content.decode()
+    facts = re.sub(
+        r"<[^>]+>", "", page[page.index('<dl class="settings-facts">') : page.index("</dl>")]
+    )
+    assert said.format(end=f"{end:%Y-%m-%d}") in facts
+    assert unsaid not in facts
+
+
 def test_admin_switches_cycle_and_opens_portal(org, admin_client):
     call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
     body = admin_client.get("/settings/billing/").content.decode()

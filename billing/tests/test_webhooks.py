@@ -587,3 +587,34 @@ def test_a_signed_event_with_wrongly_typed_fields_is_a_4xx(org, change):
     )
     assert 400 <= response.status_code < 500
     assert subscription_state(org) is None
+
+
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        ({"current_billing_period": {"ends_at": "garbage"}}, "current_billing_period.ends_at"),
+        ({"next_billed_at": 1767225600}, "next_billed_at"),
+        ({"next_billed_at": "2026-01-01T00:00:00"}, "next_billed_at"),  # no offset
+    ],
+    ids=["garbled-period-end", "numeric-next-bill", "next-bill-without-offset"],
+)
+def test_a_garbled_date_is_a_400_and_the_stored_dates_stay(api, org, change, named):
+    """Such dates had emptied the stored period and next bill (or stored a local time)."""
+    applied(org, "evt_1", occurred_at=at(0))
+    before = subscription_state(org)
+    event = paddle_event(org.slug, event_id="evt_2", occurred_at=at(1), status="past_due")
+    event["data"].update(change)
+    response = deliver(event)
+    assert response.status_code == 400
+    assert named in response.json()["message"]
+    assert subscription_state(org) == before
+
+
+def test_an_event_without_its_customer_keeps_the_one_known(api, org):
+    """An empty customer made the portal session a 404 customer_not_found."""
+    applied(org, "evt_1", occurred_at=at(0))
+    event = paddle_event(None, event_id="evt_2", occurred_at=at(1), status="past_due", plan=None)
+    del event["data"]["customer_id"]
+    assert deliver(event).status_code == 200
+    body, _ = shown(api)
+    assert (body["status"], body["providerCustomerId"]) == ("past_due", CTM)

@@ -614,6 +614,25 @@ def test_more_projects_than_the_plan_allows_says_how_many_over_and_that_they_sta
     assert Project.objects.count() == 5
 
 
+def test_a_member_at_the_limit_is_told_to_delete_what_they_may(browser, factory, org):
+    """A member may delete only the projects they created: "delete a project you no longer
+    need" sent them to buttons that refused them."""
+    for name in ("One", "Two", "Three"):
+        assert create(browser, name).status_code == 302
+    plain = factory.member_client(factory.member(org, role="member"), enforce_csrf=False)
+    note = re.search(r'<p class="hint" id="limit-note">(.*?)</p>', plain.get("/").content.decode())
+    assert "delete a project you created and no longer need (an admin can delete any)" in note[1]
+    note = re.search(
+        r'<p class="hint" id="limit-note">(.*?)</p>', browser.get("/").content.decode()
+    )
+    assert "delete a project you no longer need." in note[1]  # an admin's: any
+    one = Project.objects.get(name="One")
+    pressed = plain.post(f"/projects/{one.id}/duplicate/", {"next": "/"}, follow=True)
+    assert "Delete a project you created and no longer need, or" in unescape(
+        pressed.content.decode()
+    )
+
+
 @pytest.mark.parametrize(
     "at, others, said",
     [
