@@ -623,7 +623,12 @@ def project_page(request, project_id: str):
     # the tables' columns moved as they came (bench/layout_shift.py)
     past = at if drawn and drawn["at"] else None
     listed = project_entities_cached(project=project, at=past) if past else entities
-    services, topics = listed["services"], listed["topics"]
+    # the tables list by name, as a reader looks for one (by id, a name with no letter a
+    # slug keeps sat among the others by its hash); project-page.js lists them so too
+    services, topics = (
+        dict(sorted(listed[kind].items(), key=lambda item: (item[1]["name"].lower(), item[0])))
+        for kind in ("services", "topics")
+    )
     editors, changed = (
         past_services_fate(
             project=project,

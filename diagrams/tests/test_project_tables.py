@@ -75,3 +75,18 @@ def test_a_small_project_lists_everything_and_says_nothing_more(factory):
     assert names(html, "services") == ["Checkout"]
     assert re.search(r'<p class="table-more hint" data-more="services" hidden>', html)
     assert re.search(r'<p class="table-more hint" data-more="topics" hidden>', html)
+
+
+def test_the_tables_list_by_name_whatever_the_script(factory):
+    """By id, a name with no letter a slug keeps ("注文", `service-<hash>`) sat among the
+    others by its hash; the editor's list was by name already."""
+    membership = factory.member(factory.org("names"), role="admin")
+    actor = actor_for_membership(membership)
+    project = project_create(actor=actor, name="Names", description="")
+    for name, topic in [("Zeta", "z.t"), ("注文", "受注"), ("alpha", "A.t"), ("Beta", "b.t")]:
+        service_create(
+            actor=actor, project_id=project.id, data={"name": name, "produces": [{"name": topic}]}
+        )
+    html = factory.member_client(membership).get(f"/projects/{project.id}/").content.decode()
+    assert names(html, "services") == ["alpha", "Beta", "Zeta", "注文"]
+    assert names(html, "topics") == ["A.t", "b.t", "z.t", "受注"]

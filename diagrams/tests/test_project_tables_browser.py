@@ -218,3 +218,26 @@ def test_find_says_so_when_the_rest_cannot_be_read(page_of_big):
         "Only the first rows could be searched: the rest could not be read. Show all lists them."
     )
     assert "rows=all" not in page.url  # typing never leaves the page
+
+
+def test_a_moment_read_by_the_page_lists_its_rows_by_name_as_the_server_does(
+    browser, live_server, factory
+):
+    """The rows the script builds (a moment on the slider) are in the server's order, by
+    name: by id, "注文" (`service-<hash>`) sat among the others by its hash."""
+    membership = factory.member(factory.org("names"), role="admin")
+    actor = actor_for_membership(membership)
+    project = project_create(actor=actor, name="Names", description="")
+    for name in ("Zeta", "注文", "alpha", "Beta", "Later"):
+        service_create(actor=actor, project_id=project.id, data={"name": name})
+    context = signed_in(browser, membership, live_server.url, viewport=LAPTOP)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/projects/{project.id}/")
+    expect(page.locator(".graph-stage g.node").first).to_be_visible()
+    rows = page.locator('[data-rows="services"] tr [data-focus-id]')
+    expect(rows).to_have_text(["alpha", "Beta", "Later", "Zeta", "注文"])
+    slider = page.locator("[data-timeline]")
+    slider.fill(str(int(slider.get_attribute("max")) - 1))  # before "Later" was added
+    expect(page.locator("[data-service-count]")).to_have_text("4 services then")
+    expect(rows).to_have_text(["alpha", "Beta", "Zeta", "注文"])
+    context.close()

@@ -452,6 +452,10 @@
       return !timelineComplete && nowSlugs[slug] && !touched[slug] ? slug : "";
     };
   }
+  // by name, then id, as the server lists the rows it sends (views.py)
+  function byName(a, b) {
+    return a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  }
   function rowsAt(entities, at) {
     var services = entities.services, topics = entities.topics;
     var changed = changedSince(at), editor = editorSlugs(at);
@@ -460,7 +464,7 @@
       var service = services[id];
       var consumes = service.consumes.map(name(topics)), produces = service.produces.map(name(topics));
       var text = [service.name, service.slug, service.owner || ""].concat(consumes, produces).join(" ");
-      return { text: text.toLowerCase(), name: service.name.toLowerCase(), build: function () { return serviceRow(id, service, consumes, produces); } };
+      return { id: id, text: text.toLowerCase(), name: service.name.toLowerCase(), build: function () { return serviceRow(id, service, consumes, produces); } };
     });
     function serviceRow(id, service, consumes, produces) {
       var row = element("tr");
@@ -487,10 +491,12 @@
       );
       return row;
     }
+    serviceItems.sort(byName);
     var topicItems = Object.keys(topics).map(function (id) {
       var topic = topics[id];
       var producers = topic.producers.map(name(services)), consumers = topic.consumers.map(name(services));
       return {
+        id: id,
         text: [topic.name].concat(producers, consumers).join(" ").toLowerCase(),
         name: topic.name.toLowerCase(),
         build: function () {
@@ -500,6 +506,7 @@
         }
       };
     });
+    topicItems.sort(byName);
     var moment = at ? "at that moment" : "yet";
     var model = function (items, kind) {
       return { items: items, total: items.length, complete: true, empty: items.length ? null : emptyRow(COLUMNS[kind], "No " + kind + " " + moment + ".") };
