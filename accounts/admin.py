@@ -66,6 +66,20 @@ class UserPasswordForm(AdminPasswordChangeForm):
     joined: with no password they are no admin who can act (it left the organization with
     none)."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "usable_password" in self.fields:
+            # Django's words speak of single sign-on and LDAP, which this product has none
+            # of; a forgotten password's way through was only hinted at
+            self.fields["usable_password"].help_text = (
+                "Disabled: the user cannot log in until they choose a password. For a member "
+                "who forgot theirs, choose Disabled and disable it: an admin of their organization "
+                "then makes them a new invitation link (Settings, Members: New invitation "
+                "link), where they choose a new one (the admin sends it: no e-mail goes from "
+                "here). Or set a password here and tell it to them: they keep it until they "
+                "change it."
+            )
+
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("set_usable_password") is False:

@@ -958,3 +958,22 @@ def test_a_sessions_page_is_a_view_with_nothing_to_save(operator, factory):
     )
     session.refresh_from_db()
     assert session.ended_at is not None
+
+
+def test_a_forgotten_password_is_disabled_here_and_chosen_again_through_an_invitation(
+    operator, factory
+):
+    """The password page spoke of single sign-on and LDAP, which there are none of; the way
+    through for a member who forgot theirs is said there, and works."""
+    org = factory.org("acme")
+    boss = factory.member(org, role="admin", email="boss@example.com")
+    ada = factory.member(org, email="ada@example.com")
+    url = f"/admin/accounts/user/{ada.user_id}/password/"
+    page = operator.get(url).content.decode()
+    assert "LDAP" not in page and "New invitation link" in page
+    response = operator.post(url, {"usable_password": "false", "unset-password": "1"}, follow=True)
+    assert response.status_code == 200
+    ada.user.refresh_from_db()
+    assert not ada.user.has_usable_password()
+    members = factory.member_client(boss).get("/settings/members/").content.decode()
+    assert 'aria-label="New invitation link for ada@example.com"' in members
