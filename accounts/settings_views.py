@@ -42,6 +42,7 @@ from billing.services import (
     ai_credits_current,
     billing_manager_required,
     checkout_url,
+    plan_change_refusal,
     portal_session_url,
     subscription_change_plan,
     subscription_switch_cycle,
@@ -391,6 +392,9 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
             "credits": ai_credits_current(organization=organization),
             "can_manage": actor.can_manage_billing(),
             "cycle_switch": _cycle_switch(subscription),
+            "plan_refusal": plan_change_refusal(subscription)
+            if subscription is not None and subscription.status != "canceled"
+            else None,
             "status_words": STATUS_WORDS.get(subscription.status) if subscription else None,
             "checkout": checkout,
             "no_checkout": NO_CHECKOUT,
@@ -409,6 +413,8 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
 def _plan_move(subscription, plan: str) -> str | None:
     """The question a move of a live subscription to `plan` asks first (None: no move)."""
     if subscription is None or subscription.status == "canceled" or subscription.plan == plan:
+        return None
+    if plan_change_refusal(subscription):  # said once under the plans instead
         return None
     limits, now = settings.PLANS[plan], settings.PLANS[subscription.plan]
     up = limits["max_projects"] >= now["max_projects"]

@@ -5,7 +5,8 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, IntegerField
+from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -110,15 +111,19 @@ def ai_credits_spend(*, organization: Organization, amount: int = 1) -> int:
     return AiCredits.objects.values_list("remaining", flat=True).get(pk=row.pk)
 
 
-def _credits_follow_plan(organization: Organization, new_plan: str) -> None:
+def _credits_follow_plan(organization: Organization, new_plan: str, share: float = 1.0) -> None:
     """An upgrade adds at once what the new plan's monthly amount is past what this month
     has given (free -> team: +950); a downgrade keeps the balance until the next refill.
     What was given is remembered (`granted`), so nothing is given twice in a month: pausing
     and resuming had refilled what was spent, and a balance carried over from a bigger plan
     was cut to the new plan's amount by subscribing to it (10,000 -> 1,000)."""
     amount = plan_limits(plan=new_plan)["ai_credits"]
+    if share >= 1:
+        added = amount - F("granted")
+    else:  # `share` of the difference (a plan changed in the app, billed prorated)
+        added = Cast((amount - F("granted")) * share, IntegerField())
     AiCredits.objects.filter(organization=organization, granted__lt=amount).update(
-        remaining=F("remaining") + amount - F("granted"), granted=amount
+        remaining=F("remaining") + added, granted=amount
     )
 
 
@@ -223,6 +228,35 @@ def subscription_switch_cycle(*, actor: Actor, cycle: str) -> Subscription:
     return locked
 
 
+def plan_change_refusal(subscription: Subscription) -> str | None:
+    """Why the subscription's plan cannot be changed here now, if it cannot: the provider
+    refuses a change while a payment is overdue (Paddle's 409
+    subscription_outstanding_transaction), and one an operator gave by hand is not the
+    provider's to change."""
+    if subscription.status == Subscription.STATUS_PAST_DUE:
+        return (
+            "The last payment did not go through: update the payment method in the billing "
+            "portal first, then change the plan."
+        )
+    if subscription.provider != provider_get().name:
+        return (
+            f"This plan was set by the people who run this server, not bought through "
+            f"{provider_get().name.title()}: ask them to change it."
+        )
+    return None
+
+
+def _month_left(actor: Actor) -> float:
+    """The share of the credits' month still to come (their refill is its end)."""
+    resets_at = ai_credits_current(organization=actor.organization).resets_at
+    now = timezone.now()
+    start = (resets_at - timedelta(days=1)).replace(
+        day=1, hour=0, minute=0, second=0, microsecond=0
+    )
+    whole = (resets_at - start).total_seconds()
+    return max(0.0, min(1.0, (resets_at - now).total_seconds() / whole)) if whole > 0 else 1.0
+
+
 def subscription_change_plan(*, actor: Actor, plan: str) -> Subscription:
     """Move the organization's subscription to another plan, at the provider (the
     difference charged at once, prorated) and here; credits follow as an upgrade's do. The
@@ -236,6 +270,9 @@ def subscription_change_plan(*, actor: Actor, plan: str) -> Subscription:
         )
     if subscription.plan == plan:
         return subscription
+    refusal = plan_change_refusal(subscription)
+    if refusal:
+        raise Conflict(refusal)
     try:
         fields = provider_get().change_plan(subscription, plan)
     except ProviderError as error:
@@ -246,7 +283,11 @@ def subscription_change_plan(*, actor: Actor, plan: str) -> Subscription:
             setattr(locked, field, value)
         locked.updated_at = timezone.now()
         locked.save()
-        _credits_follow_plan(actor.organization, plan_of(locked))
+        # billed prorated, so credited so: an upgrade gives the new plan's extra credits for
+        # the rest of the month only (a move up near its end, then down, had given a whole
+        # month of the bigger plan's credits for a few cents); the month's grant counts as
+        # given, so moving up again gives nothing more until the refill
+        _credits_follow_plan(actor.organization, plan_of(locked), share=_month_left(actor))
     logger.info(
         "plan changed: %s from %s to %s by %s (%s)",
         actor.organization.slug,
@@ -330,6 +371,136 @@ def _event_organization(entity: dict) -> tuple[Organization | None, Subscription
     return organization, subscription
 
 
+def _newer_event_known(organization, subscription_id: str, occurred_at, event) -> bool:
+    return (
+        WebhookEvent.objects.filter(
+            organization=organization,
+            event_type__in=SUBSCRIPTION_EVENTS,
+            payload__data__id=subscription_id,
+            occurred_at__gte=occurred_at,
+        )
+        .exclude(pk=event.pk)
+        .exists()
+    )
+
+
+def _subscription_event(
+    organization, subscription, entity, status, event_type, event_id, occurred_at
+) -> str:
+    """Apply a subscription's event to the organization, or not (docs/billing.md, "several
+    subscriptions"): the outcome. An organization has one subscription in force; an event
+    of another of the provider's subscriptions of it (an old one's late event, a second
+    checkout) cannot end or pause that one, and takes over only as a new checkout or once
+    the one in force has ended. When the one in force ends, another still live takes over."""
+    event_subscription = str(entity.get("id") or "")
+    # (one an operator set, `set_subscription`, is no provider's: an event replaces it)
+    in_force = (
+        subscription.provider_subscription_id
+        if subscription is not None and subscription.provider != "local"
+        else ""
+    )
+    other = bool(event_subscription and in_force and in_force != event_subscription)
+    if other:
+        ended = subscription.status not in LIVE_STATUSES
+        takes_over = status in LIVE_STATUSES and (ended or event_type == "subscription.created")
+        if not takes_over:
+            logger.warning(
+                "billing event %s ignored: %s %s of subscription %s, not the one in force of "
+                "%s (%s, %s)",
+                event_id,
+                event_type,
+                status,
+                event_subscription,
+                organization.slug,
+                in_force,
+                subscription.status,
+            )
+            return "ignored"
+        if not ended:
+            logger.warning(
+                "organization %s: a new subscription %s (%s) replaces %s (%s, still %s); the "
+                "provider may be billing both",
+                organization.slug,
+                event_subscription,
+                status,
+                in_force,
+                subscription.plan,
+                subscription.status,
+            )
+    elif (
+        subscription is not None
+        and subscription.last_event_at
+        and occurred_at <= subscription.last_event_at
+    ):
+        return "stale"
+    if not other and status not in LIVE_STATUSES:
+        # the one in force ends: another of the organization's subscriptions, live as its
+        # latest event said, takes over (a duplicate checkout's, cancelled at the provider
+        # as the one in force was: the organization still pays for the other)
+        live = _live_subscription_besides(organization, event_subscription)
+        if live is not None:
+            logger.warning(
+                "organization %s: subscription %s is %s; %s, still live, is in force",
+                organization.slug,
+                event_subscription or in_force,
+                status,
+                live["data"]["id"],
+            )
+            sent = parse_datetime(str(live.get("occurred_at") or "")) or occurred_at
+            _subscription_write(organization, subscription, live["data"], sent)
+            return "applied"
+    _subscription_write(organization, subscription if not other else None, entity, occurred_at)
+    return "applied"
+
+
+def _live_subscription_besides(organization, subscription_id: str) -> dict | None:
+    """The newest event of the organization's other subscription whose latest event says it
+    is live, if any (events received and not applied are kept, with their organization)."""
+    seen = set()
+    events = (
+        WebhookEvent.objects.filter(organization=organization, event_type__in=SUBSCRIPTION_EVENTS)
+        .exclude(payload__data__id=subscription_id)
+        .order_by("-occurred_at")
+        .values_list("payload", flat=True)[:500]
+    )
+    for payload in events:
+        data = payload.get("data") if isinstance(payload, dict) else None
+        other = data.get("id") if isinstance(data, dict) else None
+        if not other or other in seen:
+            continue
+        seen.add(other)
+        if data.get("status") in LIVE_STATUSES:
+            return payload
+    return None
+
+
+def _subscription_write(organization, subscription, entity: dict, occurred_at) -> None:
+    """The organization's subscription as `entity` (a Paddle subscription) says it is.
+    `subscription`: the row it updates when it is the same subscription (its customer is
+    kept when the event has none), else None."""
+    plan = _plan_from(entity, subscription)
+    if plan is None:
+        raise WebhookRejected(422, "The event's plan is unknown.")
+    _check_event_times(entity)
+    fields = {
+        "status": entity["status"],
+        "plan": plan,
+        "provider": "paddle",
+        "provider_subscription_id": str(entity.get("id") or ""),
+        # an event without the customer keeps the one known (an empty one made the portal
+        # session a 404 customer_not_found)
+        "provider_customer_id": str(
+            entity.get("customer_id")
+            or (subscription.provider_customer_id if subscription is not None else "")
+        ),
+        "last_event_at": occurred_at,
+        "updated_at": timezone.now(),
+        **paddle_fields(entity),
+    }
+    written, _ = Subscription.objects.update_or_create(organization=organization, defaults=fields)
+    _credits_follow_plan(organization, plan_of(written))
+
+
 def _check_event_times(entity: dict) -> None:
     """The period's end and the next bill, when the event has them, are date-times with an
     offset (a garbled one had emptied the stored dates; one without an offset was stored as
@@ -349,6 +520,15 @@ def _check_event_times(entity: dict) -> None:
                 parsed = None
         if parsed is None or parsed.tzinfo is None:
             raise WebhookRejected(400, f"{name} must be a date-time with an offset.")
+        # a billing date is years from now at most: one past year 9999 in UTC could not be
+        # stored, or read back
+        now = timezone.now()
+        try:
+            utc = parsed.astimezone(UTC)
+        except OverflowError:
+            utc = None
+        if utc is None or not (now - timedelta(days=3650) <= utc <= now + timedelta(days=3650)):
+            raise WebhookRejected(400, f"{name} is not a date a subscription can have.")
 
 
 def _organization_named(entity: dict) -> Organization | None:
@@ -455,69 +635,16 @@ def webhook_apply(payload: dict) -> str:
         if not isinstance(status, str) or status not in dict(Subscription.STATUSES):
             raise WebhookRejected(400, "data.status is not a subscription status.")
         event_subscription = str(entity.get("id") or "")
-        # an event of another of the provider's subscriptions of this organization (an old
-        # one's late event, a second checkout): it cannot end or pause the one in force, and
-        # replaces it only by being live, and newer unless the one in force has ended
-        other = subscription is not None and (
-            subscription.provider_subscription_id not in ("", event_subscription)
-            and event_subscription != ""
-        )
-        in_force_ended = subscription is not None and subscription.status not in LIVE_STATUSES
-        if other and status not in LIVE_STATUSES:
-            outcome = "ignored"
-            logger.warning(
-                "billing event %s ignored: %s of subscription %s, not the organization %s's "
-                "(%s, %s)",
-                event_id,
-                status,
-                event_subscription,
-                organization.slug,
-                subscription.provider_subscription_id,
-                subscription.status,
-            )
-        elif (
-            subscription is not None
-            and subscription.last_event_at
-            and occurred_at <= subscription.last_event_at
-            and not (other and in_force_ended)
+        # the event's own subscription first: an event no newer than one of the same
+        # subscription already received (applied or not) is stale, whichever is in force
+        if event_subscription and _newer_event_known(
+            organization, event_subscription, occurred_at, event
         ):
             outcome = "stale"
         else:
-            if other and not in_force_ended:
-                logger.warning(
-                    "organization %s: subscription %s (%s) replaces %s (%s, still %s); the "
-                    "provider may be billing both",
-                    organization.slug,
-                    event_subscription,
-                    status,
-                    subscription.provider_subscription_id,
-                    subscription.plan,
-                    subscription.status,
-                )
-            plan = _plan_from(entity, subscription)
-            if plan is None:
-                raise WebhookRejected(422, "The event's plan is unknown.")
-            _check_event_times(entity)
-            same = subscription is not None and not other
-            fields = {
-                "status": status,
-                "plan": plan,
-                "provider": "paddle",
-                "provider_subscription_id": str(entity.get("id") or ""),
-                # an event without the customer keeps the one known (an empty one made the
-                # portal session a 404 customer_not_found)
-                "provider_customer_id": str(
-                    entity.get("customer_id") or (subscription.provider_customer_id if same else "")
-                ),
-                "last_event_at": occurred_at,
-                "updated_at": timezone.now(),
-                **paddle_fields(entity),
-            }
-            subscription, _ = Subscription.objects.update_or_create(
-                organization=organization, defaults=fields
+            outcome = _subscription_event(
+                organization, subscription, entity, status, event_type, event_id, occurred_at
             )
-            _credits_follow_plan(organization, plan_of(subscription))
-            outcome = "applied"
     else:
         organization = _organization_named(entity)  # filed under it, for the admin's lists
     event.organization, event.outcome = organization, outcome

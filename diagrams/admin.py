@@ -89,6 +89,11 @@ class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
     takes the project's services, their whole history, pins and share link, as in the app
     (whose history rows are otherwise never deleted here); its confirmation counts them."""
 
+    def delete_model(self, request, obj):
+        from diagrams.services import project_delete_logged
+
+        project_delete_logged(obj, by=f"operator {request.user.email}")
+
     form = ProjectForm
     list_display = [
         "id",

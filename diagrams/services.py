@@ -121,24 +121,29 @@ def project_update(
 
 @transaction.atomic
 def project_delete(*, actor: Actor, project_id: str) -> None:
-    """Irreversible: the project and everything in it, its pins and its share token. A line
-    in the log says who deleted what (support's "who deleted it, and when" had no answer:
-    nothing of the project is left to look at)."""
+    """Irreversible: the project and everything in it, its pins and its share token."""
     project = project_for_management(actor=actor, project_id=project_id)
+    project_delete_logged(project, by=f"{actor.name} ({actor.ref})")
+
+
+def project_delete_logged(project: Project, *, by: str) -> None:
+    """Delete, and say in the log who deleted what (support's "who deleted it, and when?"
+    had no answer: nothing of the project is left to look at). The app, the API and Django
+    admin all delete through here."""
     services = ServiceSnapshot.objects.filter(
         project=project, valid_until__isnull=True, deleted=False
     ).count()
     changes = ServiceSnapshot.objects.filter(project=project).count()
+    project_id, organization = project.pk, project.organization.slug
     project.delete()
     logger.info(
-        "project deleted: %s (%r) of %s, %d services, %d changes in its history, by %s (%s)",
+        "project deleted: %s (%r) of %s, %d services, %d changes in its history, by %s",
         project_id,
         project.name,
-        actor.organization.slug,
+        organization,
         services,
         changes,
-        actor.name,
-        actor.ref,
+        by,
     )
 
 

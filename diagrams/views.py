@@ -220,6 +220,15 @@ def _share_options(entities: dict) -> str:
 # without it, `?rows=all` lists them all.
 TABLE_ROWS = 100
 
+
+def _by_name(item) -> tuple:
+    """An entity's place in the tables: its name lower-cased, then its id, compared as the
+    page's script compares strings (UTF-16 code units: an emoji sorts before U+E000-U+FFFF
+    there, after them by code point), so rows keep their order when the script lists them."""
+    entity_id, entity = item
+    return (entity["name"].lower().encode("utf-16-be"), entity_id.encode("utf-16-be"))
+
+
 # The drawing's size, from its root's viewBox (svg.py writes "0,0,W,H"), for the frame.
 _VIEW_BOX = re.compile(rb'viewBox="[-0-9.]+[ ,]+[-0-9.]+[ ,]+([0-9.]+)[ ,]+([0-9.]+)"')
 
@@ -626,8 +635,7 @@ def project_page(request, project_id: str):
     # the tables list by name, as a reader looks for one (by id, a name with no letter a
     # slug keeps sat among the others by its hash); project-page.js lists them so too
     services, topics = (
-        dict(sorted(listed[kind].items(), key=lambda item: (item[1]["name"].lower(), item[0])))
-        for kind in ("services", "topics")
+        dict(sorted(listed[kind].items(), key=_by_name)) for kind in ("services", "topics")
     )
     editors, changed = (
         past_services_fate(

@@ -45,7 +45,11 @@ def test_a_member_of_a_new_organization_is_told_it_has_no_admin(db):
         "create_member", "eve@example.com", "--org", "acmee", stdout=io.StringIO(), stderr=err
     )
     assert "acmee is a new organization, and has no admin" in err.getvalue()
-    err = io.StringIO()  # an existing organization, or a new one's admin: nothing to say
+    err = io.StringIO()  # an existing organization (as typed or as its slug reads it), or a
+    # new one's admin: nothing to say
+    call_command(
+        "create_member", "cy@example.com", "--org", "ACMEE", stdout=io.StringIO(), stderr=err
+    )
     call_command(
         "create_member", "bob@example.com", "--org", "acmee", stdout=io.StringIO(), stderr=err
     )

@@ -1,10 +1,12 @@
 """The organization settings pages: members and roles, API keys, billing."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
 from accounts.models import ApiKey, AuthSession, Membership, User
 from billing.models import Subscription
@@ -430,9 +432,56 @@ def test_an_admin_moves_the_subscription_to_another_plan(org, admin_client, memb
     assert response.status_code == 302 and response["Location"] == "/settings/billing/"
     page = admin_client.get("/settings/billing/").content.decode()
     assert "The organization is on the business plan: 250 projects, 10,000 AI credits" in page
-    assert "0 of 250" in page and "10,000 left of 10,000" in page
+    assert "0 of 250" in page and " left of 10,000 a month" in page
     assert admin_client.post("/settings/billing/plan/", {"plan": "platinum"}).status_code == 400
     assert Subscription.objects.get(organization=org).plan == "business"
+
+
+@pytest.mark.parametrize("case", ["past_due", "given by hand"])
+def test_no_plan_move_is_offered_where_the_provider_would_refuse_it(
+    org, admin_client, settings, case
+):
+    """An overdue payment (Paddle answers 409), or a plan the operators gave by hand on a
+    Paddle server (no subscription of Paddle's to change): the buttons could only fail, with
+    "try again in a few minutes"."""
+    status = "past_due" if case == "past_due" else "active"
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", status)
+    if case != "past_due":
+        settings.BILLING_PROVIDER = "paddle"
+    page = admin_client.get("/settings/billing/").content.decode()
+    assert "/settings/billing/plan/" not in page
+    said = "update the payment method" if case == "past_due" else "ask them to change it"
+    assert said in page
+    response = admin_client.post("/settings/billing/plan/", {"plan": "business"})
+    assert response.status_code == 409 and said in response.content.decode()
+    assert Subscription.objects.get(organization=org).plan == "team"
+
+
+def test_a_plan_changed_here_credits_the_rest_of_the_month_only(org, admin_client):
+    """Billed prorated, so credited so: moving up near the month's end, then down, gave a
+    whole month of the bigger plan's credits for a few cents, and could be done again."""
+    from billing.services import ai_credits_current
+
+    call_command("set_subscription", "--org", org.slug, "--plan", "team", "--status", "active")
+    row = ai_credits_current(organization=org)
+    assert (row.remaining, row.granted) == (1000, 1000)
+    before = timezone.now()
+    admin_client.post("/settings/billing/plan/", {"plan": "business"})
+    after = timezone.now()
+    row.refresh_from_db()
+    start = (row.resets_at - timedelta(days=1)).replace(
+        day=1, hour=0, minute=0, second=0, microsecond=0
+    )
+    whole = (row.resets_at - start).total_seconds()
+    most = 1000 + int(9000 * (row.resets_at - before).total_seconds() / whole)
+    least = 1000 + int(9000 * (row.resets_at - after).total_seconds() / whole) - 1
+    assert least <= row.remaining <= most and row.granted == 10000
+    # down keeps the balance; up again gives nothing more this month
+    given = row.remaining
+    admin_client.post("/settings/billing/plan/", {"plan": "team"})
+    admin_client.post("/settings/billing/plan/", {"plan": "business"})
+    row.refresh_from_db()
+    assert row.remaining == given
 
 
 @pytest.mark.parametrize(

@@ -106,9 +106,10 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         check_text(data)
-        if self.visible and NAME_BREAKS.search(data):  # a name
-            self.fail("breaks")
         value = super().to_internal_value(data)
+        # a name, once trimmed ("Checkout\n" read from a file is Checkout, as before)
+        if self.visible and NAME_BREAKS.search(value):
+            self.fail("breaks")
         if self.visible and value and not is_visible(value):
             self.fail("invisible")
         return value

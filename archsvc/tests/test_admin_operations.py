@@ -4,6 +4,7 @@ sessions; keys are revoked with an action and never made a 500 by a name; a proj
 delete says what goes, counted; credits are added, not overwritten; nothing that other
 systems key on (an organization's slug, an invitation's time) is edited by accident."""
 
+import logging
 import re
 
 from django.test import Client
@@ -150,7 +151,7 @@ def test_sessions_are_ended_by_an_action(operator, factory):
     assert listed(live) == []
 
 
-def test_a_projects_delete_counts_what_goes_and_takes_it(operator, factory):
+def test_a_projects_delete_counts_what_goes_and_takes_it(operator, factory, caplog):
     org = factory.org("acme")
     api = factory.key_client(org, "ci")
     project = new_project(api, "Shop")
@@ -165,8 +166,14 @@ def test_a_projects_delete_counts_what_goes_and_takes_it(operator, factory):
     html = page.content.decode()
     assert "2 service(s) and their whole history: 3 snapshot(s)" in html
     assert "permission" not in html.lower().split("<body", 1)[1].split("</h1>", 1)[1][:2000]
-    operator.post(f"/admin/diagrams/project/{project}/delete/", {"post": "yes"})
+    with caplog.at_level(logging.INFO, logger="archsvc.projects"):
+        operator.post(f"/admin/diagrams/project/{project}/delete/", {"post": "yes"})
     assert not Project.objects.filter(pk=project).exists()
+    # the log says who deleted what, as for a delete in the app
+    assert (
+        f"project deleted: {project} ('Shop') of acme, 2 services, 3 changes in its history, "
+        "by operator op@example.com"
+    ) in caplog.text
     assert not Service.objects.exists() and not ServiceSnapshot.objects.exists()
     assert not PublicShareToken.objects.exists() and not Pin.objects.exists()
 

@@ -101,3 +101,17 @@ def test_a_providers_subscription_is_written_over_only_when_forced(api, org, cap
     assert "set_subscription: acme now business monthly active (was team monthly active)" in (
         caplog.text
     )
+
+
+def test_a_plan_given_after_a_providers_subscription_ended_is_the_local_providers(org):
+    """No --force needed once Paddle's subscription is canceled; and the plan given is not
+    written onto the dead subscription's ids (the portal and the cycle switch called Paddle
+    about it)."""
+    run("--org", "acme", "--plan", "team", "--status", "active")
+    Subscription.objects.filter(organization=org).update(
+        provider="paddle", provider_subscription_id="sub_paddle_1", status="canceled"
+    )
+    run("--org", "acme", "--plan", "business", "--status", "active")
+    given = Subscription.objects.get(organization=org)
+    assert (given.provider, given.plan, given.status) == ("local", "business", "active")
+    assert given.provider_subscription_id == "sub_local_acme"

@@ -251,7 +251,14 @@ def test_a_new_subscription_delivered_before_the_old_ones_cancellation(api, org)
     applied(org, "evt_1", subscription_id="sub_old", status="active", occurred_at=at(0))
     # the customer subscribed again (business), then the old one ended a minute before:
     # delivered in the other order
-    applied(org, "evt_3", subscription_id="sub_new", price="pri_biz_m", occurred_at=at(2))
+    applied(
+        org,
+        "evt_3",
+        event_type="subscription.created",
+        subscription_id="sub_new",
+        price="pri_biz_m",
+        occurred_at=at(2),
+    )
     assert (
         applied(org, "evt_2", subscription_id="sub_old", status="canceled", occurred_at=at(1))[
             "outcome"
@@ -288,11 +295,25 @@ def test_an_older_live_subscription_replaces_one_that_has_ended(api, org):
 def test_a_second_checkout_replaces_the_first_and_says_so(api, org, caplog):
     applied(org, "evt_1", subscription_id="sub_one", price="pri_biz_m", occurred_at=at(0))
     with caplog.at_level(logging.WARNING, logger="archsvc.billing"):
-        applied(org, "evt_2", subscription_id="sub_two", price="pri_team_m", occurred_at=at(1))
+        applied(
+            org,
+            "evt_2",
+            event_type="subscription.created",
+            subscription_id="sub_two",
+            price="pri_team_m",
+            occurred_at=at(1),
+        )
     assert "may be billing both" in caplog.text and "sub_one" in caplog.text
+    # the first one renews: it does not take the organization back
+    assert (
+        applied(org, "evt_3", subscription_id="sub_one", price="pri_biz_m", occurred_at=at(30))[
+            "outcome"
+        ]
+        == "ignored"
+    )
     # support cancels the duplicate: the one in force stays
     assert (
-        applied(org, "evt_3", subscription_id="sub_one", status="canceled", occurred_at=at(2))[
+        applied(org, "evt_4", subscription_id="sub_one", status="canceled", occurred_at=at(31))[
             "outcome"
         ]
         == "ignored"
@@ -304,6 +325,73 @@ def test_a_second_checkout_replaces_the_first_and_says_so(api, org, caplog):
         "team",
     )
     assert max_projects == 25
+
+
+def test_when_the_subscription_in_force_ends_another_still_live_takes_over(api, org):
+    """Support cancelled the one in force as the duplicate: the organization still pays for
+    the other, whose events had been put aside."""
+    applied(org, "evt_1", subscription_id="sub_one", price="pri_biz_m", occurred_at=at(0))
+    applied(
+        org,
+        "evt_2",
+        event_type="subscription.created",
+        subscription_id="sub_two",
+        price="pri_team_m",
+        occurred_at=at(1),
+    )
+    applied(
+        org,
+        "evt_3",
+        subscription_id="sub_one",
+        price="pri_biz_a",
+        interval="year",
+        occurred_at=at(30),
+    )
+    applied(org, "evt_4", subscription_id="sub_two", status="canceled", occurred_at=at(31))
+    body, max_projects = shown(api)
+    assert (body["providerSubscriptionId"], body["status"], body["planName"]) == (
+        "sub_one",
+        "active",
+        "business",
+    )
+    assert body["billingCycle"] == "annual" and max_projects == 250
+    # and when that one ends too, nothing live is left
+    applied(org, "evt_5", subscription_id="sub_one", status="canceled", occurred_at=at(40))
+    body, max_projects = shown(api)
+    assert (body["providerSubscriptionId"], body["status"], max_projects) == (
+        "sub_one",
+        "canceled",
+        3,
+    )
+
+
+def test_a_late_event_of_a_subscription_known_to_have_ended_is_stale(api, org):
+    """A renewal of an old subscription, retried by the provider after its cancellation was
+    received (put aside then), cannot bring it back once the one in force ends."""
+    applied(org, "evt_1", subscription_id="sub_z", price="pri_biz_m", occurred_at=at(0))
+    applied(
+        org,
+        "evt_2",
+        event_type="subscription.created",
+        subscription_id="sub_a",
+        price="pri_team_m",
+        occurred_at=at(2),
+    )
+    assert (
+        applied(org, "evt_3", subscription_id="sub_z", status="canceled", occurred_at=at(3))[
+            "outcome"
+        ]
+        == "ignored"
+    )
+    applied(org, "evt_4", subscription_id="sub_a", status="canceled", occurred_at=at(4))
+    late = applied(org, "evt_late", subscription_id="sub_z", price="pri_biz_m", occurred_at=at(1))
+    assert late["outcome"] == "stale"
+    body, max_projects = shown(api)
+    assert (body["providerSubscriptionId"], body["status"], max_projects) == (
+        "sub_a",
+        "canceled",
+        3,
+    )
 
 
 def test_a_live_event_at_a_price_we_do_not_sell_changes_nothing(api, org, caplog):
@@ -595,8 +683,9 @@ def test_a_signed_event_with_wrongly_typed_fields_is_a_4xx(org, change):
         ({"current_billing_period": {"ends_at": "garbage"}}, "current_billing_period.ends_at"),
         ({"next_billed_at": 1767225600}, "next_billed_at"),
         ({"next_billed_at": "2026-01-01T00:00:00"}, "next_billed_at"),  # no offset
+        ({"current_billing_period": {"ends_at": "9999-12-31T23:59:59-14:00"}}, "ends_at"),
     ],
-    ids=["garbled-period-end", "numeric-next-bill", "next-bill-without-offset"],
+    ids=["garbled-period-end", "numeric-next-bill", "next-bill-without-offset", "past-9999"],
 )
 def test_a_garbled_date_is_a_400_and_the_stored_dates_stay(api, org, change, named):
     """Such dates had emptied the stored period and next bill (or stored a local time)."""

@@ -2,6 +2,7 @@
 Liberation Sans share them), in 1/1000 em, from the Adobe AFM files. The SVG names that
 font family, so a label measured here fits the box drawn for it."""
 
+import re
 import unicodedata
 
 # Printable ASCII, 32 (space) to 126 (~).
@@ -130,8 +131,28 @@ def _char_width(char: str) -> int:
 _WIDTHS: dict[str, int] = {chr(32 + i): w for i, w in enumerate(_ASCII_WIDTHS)}
 
 
+# what makes several characters one emoji: a joiner, the emoji presentation selector, a skin
+# tone, a flag's letters, a tag
+_SEQUENCE = re.compile(
+    "[\u200d\ufe0f\U0001f3fb-\U0001f3ff\U0001f1e6-\U0001f1ff\U000e0020-\U000e007f]"
+)
+
+
 def _units(text: str) -> int:
-    """Advance width in 1/1000 em (each character measured once, then remembered)."""
+    """Advance width in 1/1000 em (each character measured once, then remembered). An emoji
+    sequence is one emoji wide (👩‍💻 is drawn as one; ❤️ as an emoji, not a text heart)."""
+    if _SEQUENCE.search(text):
+        total = 0
+        for cluster in clusters(text):
+            if len(cluster) > 1 and _SEQUENCE.search(cluster):
+                total += _EMOJI_WIDTH
+            else:
+                total += _plain_units(cluster)
+        return total
+    return _plain_units(text)
+
+
+def _plain_units(text: str) -> int:
     widths = _WIDTHS
     try:
         return sum(map(widths.__getitem__, text))

@@ -636,8 +636,10 @@ def test_a_name_is_one_line_without_bidi_overrides(api, project, breaking):
     }
     assert "one line" in response.json()["violations"][0]["message"]
     assert api.get(f"/v1/projects/{project}/services").json() == []
-    # the marks right-to-left names need are names' characters
+    # the marks right-to-left names need are names' characters, and a break at either end
+    # is trimmed, as spaces are (a name read from a file)
     new_service(api, project, {"name": "\u05e9\u05dc\u05d5\u05dd API\u200f"})
+    assert new_service(api, project, {"name": "Checkout\n"})["name"] == "Checkout"
 
 
 def test_a_time_before_the_project_existed_says_so_in_the_header(api, project):

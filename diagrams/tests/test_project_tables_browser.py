@@ -228,16 +228,17 @@ def test_a_moment_read_by_the_page_lists_its_rows_by_name_as_the_server_does(
     membership = factory.member(factory.org("names"), role="admin")
     actor = actor_for_membership(membership)
     project = project_create(actor=actor, name="Names", description="")
-    for name in ("Zeta", "注文", "alpha", "Beta", "Later"):
+    for name in ("Zeta", "Ａｂ", "注文", "alpha", "😀 grin", "Beta", "Later"):
         service_create(actor=actor, project_id=project.id, data={"name": name})
     context = signed_in(browser, membership, live_server.url, viewport=LAPTOP)
     page = context.new_page()
     page.goto(f"{live_server.url}/projects/{project.id}/")
     expect(page.locator(".graph-stage g.node").first).to_be_visible()
     rows = page.locator('[data-rows="services"] tr [data-focus-id]')
-    expect(rows).to_have_text(["alpha", "Beta", "Later", "Zeta", "注文"])
+    # (as the script compares: an emoji before U+E000-U+FFFF, "Ａｂ")
+    expect(rows).to_have_text(["alpha", "Beta", "Later", "Zeta", "注文", "😀 grin", "Ａｂ"])
     slider = page.locator("[data-timeline]")
     slider.fill(str(int(slider.get_attribute("max")) - 1))  # before "Later" was added
-    expect(page.locator("[data-service-count]")).to_have_text("4 services then")
-    expect(rows).to_have_text(["alpha", "Beta", "Zeta", "注文"])
+    expect(page.locator("[data-service-count]")).to_have_text("6 services then")
+    expect(rows).to_have_text(["alpha", "Beta", "Zeta", "注文", "😀 grin", "Ａｂ"])
     context.close()

@@ -569,3 +569,10 @@ def test_an_emoji_is_measured_as_wide_as_colour_fonts_draw_it():
     """60 grinning faces overflowed their box (221-224 px drawn in a box for 204)."""
     assert text_width("😀", 10) == 12
     assert text_width("日", 10) == 10
+    # a sequence is one emoji: a joined one, a skin tone, a flag, a heart as an emoji, a
+    # keycap (👩‍💻 had measured two, ❤️ half of one)
+    for sequence in ("👩\u200d💻", "👍🏽", "🇯🇵", "❤\ufe0f", "1\ufe0f\u20e3"):
+        assert text_width(sequence, 10) == 12, sequence
+    assert text_width("a👩\u200d💻b", 10) == pytest.approx(
+        text_width("a", 10) + 12 + text_width("b", 10)
+    )

@@ -1,6 +1,7 @@
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.text import slugify
 
 from accounts.models import Organization, User
 from accounts.services import member_create
@@ -23,7 +24,8 @@ class Command(BaseCommand):
                 validate_password(password, user=User(email=email.strip().lower()))
             except ValidationError as exc:
                 raise CommandError(f"--password: {' '.join(exc.messages)}") from None
-        new_organization = not Organization.objects.filter(slug=org.strip()).exists()
+        # as member_create finds it ("Acme" is acme)
+        new_organization = not Organization.objects.filter(slug=slugify(org) or org).exists()
         try:
             membership = member_create(email=email, org_slug=org, role=role, password=password)
         except (ApiError, ValidationError) as exc:

@@ -32,7 +32,17 @@ class Command(BaseCommand):
         if organization is None:
             raise CommandError(f"No organization with slug {org!r}.")
         current = Subscription.objects.filter(organization=organization).first()
-        if current is not None and current.provider != "local" and not force:
+        # a provider's canceled subscription is over: a plan given by hand now is the local
+        # provider's, with ids of its own (the portal and the cycle switch had called Paddle
+        # about the dead one)
+        given = {}
+        if current is not None and current.provider != "local" and current.status == "canceled":
+            given = {
+                "provider": "local",
+                "customer_id": f"ctm_local_{organization.slug}",
+                "subscription_id": f"sub_local_{organization.slug}",
+            }
+        elif current is not None and current.provider != "local" and not force:
             # the provider still bills what it has, and its next event writes it back
             raise CommandError(
                 f"{org}'s subscription is {current.provider.title()}'s "
@@ -42,7 +52,7 @@ class Command(BaseCommand):
             )
         try:
             subscription = subscription_set(
-                organization=organization, plan=plan, status=status, cycle=cycle
+                organization=organization, plan=plan, status=status, cycle=cycle, **given
             )
         except ApiError as error:
             raise CommandError(error.message) from error
