@@ -41,6 +41,15 @@ def snapshot_changes(before: dict | None, after: dict | None) -> list[dict]:
     return changes
 
 
+def listed_names(names) -> str:
+    """Names joined by commas; each quoted where one holds a comma or a semicolon, so that
+    "checkout, EU" reads as one flow, not two."""
+    names = [str(name) for name in names]
+    if any("," in name or ";" in name for name in names):
+        return ", ".join(f"“{name}”" for name in names)
+    return ", ".join(names)
+
+
 def topic_line(topic: dict) -> str:
     """A topic as a line of text, its attributes in brackets (the history page's diffs,
     a snapshot's page in Django admin): `orders.placed (owner: shop; flows: buy)`."""
@@ -49,7 +58,7 @@ def topic_line(topic: dict) -> str:
         if topic.get(key):
             parts.append(f"{key}: {topic[key]}")
     if topic.get("flows"):
-        parts.append("flows: " + ", ".join(topic["flows"]))
+        parts.append("flows: " + listed_names(topic["flows"]))
     if topic.get("extras"):
         parts.append("extras: " + ", ".join(f"{k}={v}" for k, v in topic["extras"].items()))
     return f"{topic.get('name')} ({'; '.join(parts)})" if parts else str(topic.get("name"))

@@ -194,3 +194,13 @@ def test_history_query_count_does_not_grow(api, project, django_assert_max_num_q
         new_service(api, project, {"name": f"S{i}"})
     with django_assert_max_num_queries(4):
         assert len(history(api, project, size=100).json()["data"]) == 10
+
+
+def test_a_topics_flows_with_a_comma_read_as_one_flow_each():
+    """ "flows: checkout, EU, returns" read as three flows."""
+    from diagrams.history import topic_line
+
+    assert topic_line({"name": "t", "flows": ["checkout, EU", "returns"]}) == (
+        "t (flows: “checkout, EU”, “returns”)"
+    )
+    assert topic_line({"name": "t", "flows": ["a", "b"]}) == "t (flows: a, b)"
