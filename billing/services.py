@@ -446,9 +446,22 @@ def _subscription_event(
                 status,
                 live["data"]["id"],
             )
-            sent = parse_datetime(str(live.get("occurred_at") or "")) or occurred_at
-            _subscription_write(organization, subscription, live["data"], sent)
-            return "applied"
+            try:
+                sent = parse_datetime(str(live.get("occurred_at") or "")) or occurred_at
+            except ValueError:
+                sent = occurred_at
+            try:
+                _subscription_write(organization, subscription, live["data"], sent)
+                return "applied"
+            except WebhookRejected as refused:  # (its price no longer one of ours, say)
+                logger.warning(
+                    "organization %s: %s could not take over (%s); %s is %s",
+                    organization.slug,
+                    live["data"]["id"],
+                    refused,
+                    event_subscription or in_force,
+                    status,
+                )
     _subscription_write(organization, subscription if not other else None, entity, occurred_at)
     return "applied"
 
@@ -634,6 +647,9 @@ def webhook_apply(payload: dict) -> str:
         status = entity.get("status")
         if not isinstance(status, str) or status not in dict(Subscription.STATUSES):
             raise WebhookRejected(400, "data.status is not a subscription status.")
+        # every subscription event's dates, applied or put aside: one put aside may be the
+        # one that takes over later (_live_subscription_besides)
+        _check_event_times(entity)
         event_subscription = str(entity.get("id") or "")
         # the event's own subscription first: an event no newer than one of the same
         # subscription already received (applied or not) is stale, whichever is in force

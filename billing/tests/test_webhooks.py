@@ -707,3 +707,12 @@ def test_an_event_without_its_customer_keeps_the_one_known(api, org):
     assert deliver(event).status_code == 200
     body, _ = shown(api)
     assert (body["status"], body["providerCustomerId"]) == ("past_due", CTM)
+
+
+def test_another_subscriptions_event_with_a_garbled_date_is_a_400_too(api, org):
+    """Put aside, it could be the one that takes over once the one in force ends."""
+    applied(org, "evt_1", subscription_id="sub_one", occurred_at=at(0))
+    event = paddle_event(org.slug, event_id="evt_2", subscription_id="sub_two", occurred_at=at(1))
+    event["data"]["current_billing_period"] = {"ends_at": "garbage"}
+    assert deliver(event).status_code == 400
+    assert not WebhookEvent.objects.filter(event_id="evt_2").exists()
