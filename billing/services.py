@@ -400,6 +400,23 @@ def _subscription_event(
         else ""
     )
     other = bool(event_subscription and in_force and in_force != event_subscription)
+    if (
+        subscription is not None
+        and subscription.provider == "local"
+        and subscription.status in LIVE_STATUSES
+        and status not in LIVE_STATUSES
+    ):
+        # a plan the operators gave by hand is not ended by a provider's subscription (a
+        # late event of the one that ended before it was given)
+        logger.warning(
+            "billing event %s ignored: %s %s of subscription %s; %s has a plan given by hand",
+            event_id,
+            event_type,
+            status,
+            event_subscription,
+            organization.slug,
+        )
+        return "ignored"
     if other:
         ended = subscription.status not in LIVE_STATUSES
         takes_over = status in LIVE_STATUSES and (ended or event_type == "subscription.created")
@@ -437,8 +454,21 @@ def _subscription_event(
         # the one in force ends: another of the organization's subscriptions, live as its
         # latest event said, takes over (a duplicate checkout's, cancelled at the provider
         # as the one in force was: the organization still pays for the other)
-        live = _live_subscription_besides(organization, event_subscription)
-        if live is not None:
+        for live in _live_subscriptions_besides(organization, event_subscription):
+            try:
+                sent = parse_datetime(str(live.get("occurred_at") or "")) or occurred_at
+            except ValueError:
+                sent = occurred_at
+            try:
+                _subscription_write(organization, subscription, live["data"], sent)
+            except WebhookRejected as refused:  # (its price no longer one of ours, say)
+                logger.warning(
+                    "organization %s: %s could not take over (%s)",
+                    organization.slug,
+                    live["data"]["id"],
+                    refused,
+                )
+                continue
             logger.warning(
                 "organization %s: subscription %s is %s; %s, still live, is in force",
                 organization.slug,
@@ -446,29 +476,15 @@ def _subscription_event(
                 status,
                 live["data"]["id"],
             )
-            try:
-                sent = parse_datetime(str(live.get("occurred_at") or "")) or occurred_at
-            except ValueError:
-                sent = occurred_at
-            try:
-                _subscription_write(organization, subscription, live["data"], sent)
-                return "applied"
-            except WebhookRejected as refused:  # (its price no longer one of ours, say)
-                logger.warning(
-                    "organization %s: %s could not take over (%s); %s is %s",
-                    organization.slug,
-                    live["data"]["id"],
-                    refused,
-                    event_subscription or in_force,
-                    status,
-                )
+            return "applied"
     _subscription_write(organization, subscription if not other else None, entity, occurred_at)
     return "applied"
 
 
-def _live_subscription_besides(organization, subscription_id: str) -> dict | None:
-    """The newest event of the organization's other subscription whose latest event says it
-    is live, if any (events received and not applied are kept, with their organization)."""
+def _live_subscriptions_besides(organization, subscription_id: str):
+    """The latest event of each of the organization's other subscriptions whose latest event
+    says it is live, newest first (events received and not applied are kept, with their
+    organization)."""
     seen = set()
     events = (
         WebhookEvent.objects.filter(organization=organization, event_type__in=SUBSCRIPTION_EVENTS)
@@ -483,8 +499,7 @@ def _live_subscription_besides(organization, subscription_id: str) -> dict | Non
             continue
         seen.add(other)
         if data.get("status") in LIVE_STATUSES:
-            return payload
-    return None
+            yield payload
 
 
 def _subscription_write(organization, subscription, entity: dict, occurred_at) -> None:
@@ -618,6 +633,9 @@ def webhook_apply(payload: dict) -> str:
         or not isinstance(entity, dict)
     ):
         raise WebhookRejected(400, "event_id, event_type and data are required.")
+    if event_type in SUBSCRIPTION_EVENTS and not entity.get("id"):
+        # a subscription's event names it: without, it could only be guessed at
+        raise WebhookRejected(400, "data.id, the subscription's id, is required.")
     for key in ("id", "customer_id"):  # stored in columns of 100 characters
         value = entity.get(key)
         if value is not None and (not isinstance(value, str) or len(value) > 100):

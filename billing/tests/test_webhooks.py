@@ -716,3 +716,52 @@ def test_another_subscriptions_event_with_a_garbled_date_is_a_400_too(api, org):
     event["data"]["current_billing_period"] = {"ends_at": "garbage"}
     assert deliver(event).status_code == 400
     assert not WebhookEvent.objects.filter(event_id="evt_2").exists()
+
+
+def test_a_plan_given_by_hand_is_not_ended_by_the_dead_subscriptions_late_event(api, org):
+    from django.core.management import call_command
+
+    applied(org, "evt_1", subscription_id="sub_a", occurred_at=at(0))
+    applied(org, "evt_2", subscription_id="sub_a", status="canceled", occurred_at=at(1))
+    call_command("set_subscription", "--org", org.slug, "--plan", "business", "--status", "active")
+    late = paddle_event(
+        org.slug, event_id="evt_3", subscription_id="sub_a", status="canceled", occurred_at=at(2)
+    )
+    assert deliver(late).json()["outcome"] == "ignored"
+    body, max_projects = shown(api)
+    assert (body["status"], body["planName"], max_projects) == ("active", "business", 250)
+
+
+def test_when_the_one_in_force_ends_each_live_subscription_is_tried_in_turn(api, org):
+    """The newest one put aside, at a price no longer ours, cannot take over: the next one
+    still live does (the organization had dropped to free)."""
+    applied(org, "evt_1", subscription_id="sub_a", price="pri_biz_m", occurred_at=at(0))
+    applied(
+        org, "evt_2", event_type="subscription.created", subscription_id="sub_b", occurred_at=at(1)
+    )
+    applied(org, "evt_3", subscription_id="sub_a", price="pri_biz_m", occurred_at=at(2))
+    odd = paddle_event(
+        org.slug,
+        event_id="evt_4",
+        subscription_id="sub_c",
+        price="pri_gone",
+        plan=None,
+        occurred_at=at(3),
+    )
+    assert deliver(odd).json()["outcome"] == "ignored"
+    applied(org, "evt_5", subscription_id="sub_b", status="canceled", occurred_at=at(4))
+    body, max_projects = shown(api)
+    assert (body["providerSubscriptionId"], body["status"], body["planName"]) == (
+        "sub_a",
+        "active",
+        "business",
+    )
+
+
+def test_a_subscription_event_without_its_id_is_refused(api, org):
+    applied(org, "evt_1", occurred_at=at(0))
+    before = subscription_state(org)
+    event = paddle_event(org.slug, event_id="evt_2", status="canceled", occurred_at=at(1))
+    del event["data"]["id"]
+    assert deliver(event).status_code == 400
+    assert subscription_state(org) == before
