@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, IntegerField
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Floor
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -121,7 +121,8 @@ def _credits_follow_plan(organization: Organization, new_plan: str, share: float
     if share >= 1:
         added = amount - F("granted")
     else:  # `share` of the difference (a plan changed in the app, billed prorated)
-        added = Cast((amount - F("granted")) * share, IntegerField())
+        # (floored on every database: PostgreSQL rounds a cast, SQLite cuts it)
+        added = Cast(Floor((amount - F("granted")) * share), IntegerField())
     AiCredits.objects.filter(organization=organization, granted__lt=amount).update(
         remaining=F("remaining") + added, granted=amount
     )
