@@ -221,11 +221,17 @@ def subscription_switch_cycle(*, actor: Actor, cycle: str) -> Subscription:
             f"The billing cycle was not switched, nothing changed: {error}"
         ) from error
     with transaction.atomic():
-        locked = Subscription.objects.select_for_update().get(pk=subscription.pk)
-        for field, value in fields.items():
-            setattr(locked, field, value)
-        locked.updated_at = timezone.now()
-        locked.save()
+        locked = _provider_answer_saved(subscription, fields)
+    return locked
+
+
+def _provider_answer_saved(subscription: Subscription, fields: dict) -> Subscription:
+    """The subscription, locked, with the provider's answer written onto it."""
+    locked = Subscription.objects.select_for_update().get(pk=subscription.pk)
+    for field, value in fields.items():
+        setattr(locked, field, value)
+    locked.updated_at = timezone.now()
+    locked.save()
     return locked
 
 
@@ -279,11 +285,7 @@ def subscription_change_plan(*, actor: Actor, plan: str) -> Subscription:
     except ProviderError as error:
         raise ServiceUnavailable(f"The plan was not changed, nothing changed: {error}") from error
     with transaction.atomic():
-        locked = Subscription.objects.select_for_update().get(pk=subscription.pk)
-        for field, value in fields.items():
-            setattr(locked, field, value)
-        locked.updated_at = timezone.now()
-        locked.save()
+        locked = _provider_answer_saved(subscription, fields)
         # billed prorated, so credited so: an upgrade gives the new plan's extra credits for
         # the rest of the month only (a move up near its end, then down, had given a whole
         # month of the bigger plan's credits for a few cents); the month's grant counts as
