@@ -29,6 +29,7 @@ from diagrams.selectors import (
     project_get,
     service_at,
     service_deleted_as,
+    service_now,
     service_renamed_from,
     service_version,
     snapshots_changes,
@@ -514,14 +515,23 @@ def service_edit(request, project_id: str, slug: str):
                 messages.success(request, f"Nothing changed in “{snapshot.name}”: nothing to save.")
                 return redirect(_return_to(request, project))
             if expected is not None and expected != (str(snapshot.service_id), snapshot.version):
-                return _changed_meanwhile(request, project, snapshot, expected=expected)
+                # another service at the address may be a newcomer taking the name of the
+                # one opened, renamed meanwhile: the form is that one's, wherever it went
+                current = _opened_now(project, expected) or snapshot
+                return _changed_meanwhile(request, project, current, slug=slug, expected=expected)
             return _save(request, project, snapshot=snapshot, expected=expected)
     except ServiceNotFound:
-        renamed = service_renamed_from(project=project, slug=slug)
         if request.method == "POST":
-            return _changed_meanwhile(
-                request, project, renamed, slug=slug, expected=_opened_as(request.POST)
-            )
+            expected = _opened_as(request.POST)
+            opened = None if expected is None else service_now(
+                project=project, service_id=expected[0]
+            )  # fmt: skip
+            if opened is not None:  # renamed, or deleted (then None: the deletion is said)
+                current = None if opened.deleted else opened
+            else:  # a form that does not say what it was opened with: the address's service
+                current = service_renamed_from(project=project, slug=slug)
+            return _changed_meanwhile(request, project, current, slug=slug, expected=expected)
+        renamed = service_renamed_from(project=project, slug=slug)
         if renamed is not None:
             return redirect(f"/projects/{project.id}/services/{renamed.slug}/edit/")
         return _service_gone(request, project, slug)
@@ -530,6 +540,15 @@ def service_edit(request, project_id: str, slug: str):
     return _form_page(
         request, project, form=_form_from_snapshot(snapshot), errors={}, snapshot=snapshot
     )
+
+
+def _opened_now(project, expected):
+    """The service a form was opened with as it is now, when it still is (renamed or not),
+    else None."""
+    if expected is None:
+        return None
+    current = service_now(project=project, service_id=expected[0])
+    return None if current is None or current.deleted else current
 
 
 # what the conflict message calls each part of the form (its labels)
@@ -652,10 +671,17 @@ def _changed_meanwhile(request, project, current, *, slug: str | None = None, ex
             f"The service you opened was deleted, and {current.actor} added another one "
             f"named “{current.name}” at {when}."
         )
+        # what the member left as the form showed it takes the new service's value: saving
+        # again wrote the old service's whole form over the new one, which took back every
+        # part of it the member had not touched
+        opened = service_version(project=project, service_id=expected[0], version=expected[1])
+        if opened is not None:
+            form, merged, meanwhile = _merged(opened, current, form)
         errors = {"form": [format_html(
-            "{} Compare with the service as it is now (<a href=\"{}\">its history</a> shows "
-            "the change), then Save changes again to keep what you typed.",
+            "{}{} Compare with the new service (<a href=\"{}\">the history</a> shows the "
+            "change), then Save changes again to save the form as it is onto it.",
             happened,
+            merged.replace(" their ", " the new service's ", 1),
             _history_url(project.id),
         )]}  # fmt: skip
     else:
@@ -724,11 +750,30 @@ def service_remove(request, project_id: str, slug: str):
         # where the editor would have led: the project page the member came from, else
         # the list (a delete begun from the project page ended on the list)
         back = _return_to(request, project)
+        changed = None
         if request.method == "POST":
-            service_delete(actor=actor, project_id=project.id, slug=slug)
-            messages.success(request, f"Service “{snapshot.name}” deleted.")
-            return redirect(_without_focus_on(back, snapshot.slug))
+            expected = _opened_as(request.POST)
+            try:
+                service_delete(
+                    actor=actor,
+                    project_id=project.id,
+                    slug=slug,
+                    expected=None if expected is None else {expected},
+                )
+            except ServiceChangedMeanwhile as refused:
+                # the page asked about a state the member saw: a colleague's edit since, or
+                # a new service of the name, is not deleted unseen; the page asks again
+                snapshot = refused.current
+                changed = _delete_changed(project, snapshot, expected)
+            else:
+                messages.success(request, f"Service “{snapshot.name}” deleted.")
+                return redirect(_without_focus_on(back, snapshot.slug))
     except ServiceNotFound:
+        renamed = service_renamed_from(project=project, slug=slug)
+        if request.method == "GET" and renamed is not None:  # an old address: the page asks
+            query = request.GET.urlencode()  # (a POST to it deletes nothing: 404 below)
+            address = f"/projects/{project.id}/services/{renamed.slug}/delete/"
+            return redirect(f"{address}?{query}" if query else address)
         return _service_gone(request, project, slug)
     except ApiError:
         return _not_found(request)
@@ -742,7 +787,32 @@ def service_remove(request, project_id: str, slug: str):
     return render(
         request,
         "editor/service_delete.html",
-        {"project": project, "snapshot": snapshot, "cancel_url": cancel_url, "back": back},
+        {
+            "project": project,
+            "snapshot": snapshot,
+            "cancel_url": cancel_url,
+            "back": back,
+            "changed": changed,
+        },
+        status=409 if changed else 200,
+    )
+
+
+def _delete_changed(project, current, expected) -> str:
+    """What the delete page says when the service changed after it was opened."""
+    when = f"{current.valid_from:%Y-%m-%d %H:%M} UTC"
+    if expected is not None and expected[0] != str(current.service_id):
+        happened = (
+            f"The service this page asked about was deleted, and {current.actor} added "
+            f"another one named “{current.name}” at {when}."
+        )
+    else:
+        happened = f"{current.actor} changed this service at {when}, after you opened this page."
+    return format_html(
+        '{} Nothing was deleted. Compare with the service as it is now (<a href="{}">its '
+        "history</a> shows the change) before you delete it.",
+        happened,
+        _history_url(project.id, current.service_id),
     )
 
 

@@ -368,6 +368,23 @@ def service_deleted_as(*, project: Project, slug: str) -> ServiceSnapshot | None
     return _now_of_last_by_slug(project=project, slug=slug, deleted=True)
 
 
+def service_now(*, project: Project, service_id: str) -> ServiceSnapshot | None:
+    """The current snapshot of one service of the project, by its id, whatever its slug now
+    (a tombstone when it is deleted), or None (another project's service, an id that is no
+    UUID): where the service an editor page was opened with went."""
+    try:
+        service_id = str(uuid.UUID(service_id))
+    except (ValueError, AttributeError):
+        return None
+    return (
+        ServiceSnapshot.objects.filter(
+            project=project, service_id=service_id, valid_until__isnull=True
+        )
+        .select_related("service")
+        .first()
+    )
+
+
 def service_version(*, project: Project, service_id: str, version: int) -> ServiceSnapshot | None:
     """One version of a service of the project (the one an edit form was opened with), or
     None (another project's service, a version it never had, an id that is no UUID)."""

@@ -448,6 +448,106 @@ def test_a_stale_form_does_not_overwrite_a_new_service_of_the_same_name(browser,
     assert api.get(f"/v1/projects/{project}/services/checkout").json()["owner"] == "team-new"
 
 
+def test_a_stale_form_follows_its_service_renamed_away_not_a_newcomer_of_its_old_name(
+    browser, api, project
+):
+    """Ship is renamed Delivery, then a new, unrelated Ship is added. A form opened on the
+    first Ship was taken for a deleted service: saved again, it wrote the old Ship's whole
+    form onto the new one, and the change never reached Delivery."""
+    base = f"/v1/projects/{project}/services"
+    new_service(api, project, {"name": "Ship", "description": "ships parcels"})
+    html = browser.get(f"/projects/{project}/services/ship/edit/").content.decode()
+    stale = {**submitted(html), "owner": "team-b"}
+    assert put(api, f"{base}/ship", {"name": "Delivery"}).status_code == 200
+    new_service(api, project, {"name": "Ship", "description": "a new, unrelated Ship"})
+    response = browser.post(f"/projects/{project}/services/ship/edit/", stale)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "and renamed it “Delivery”" in html and "was deleted" not in html
+    assert f'action="/projects/{project}/services/delivery/edit/"' in html
+    again = submitted(html)
+    assert again["name"] == "Delivery" and again["owner"] == "team-b"
+    assert browser.post(f"/projects/{project}/services/delivery/edit/", again).status_code == 302
+    assert api.get(f"{base}/delivery").json()["owner"] == "team-b"
+    newcomer = api.get(f"{base}/ship").json()
+    assert newcomer["description"] == "a new, unrelated Ship" and "owner" not in newcomer
+
+
+def test_a_stale_form_of_a_deleted_service_keeps_the_new_ones_values_it_left_alone(
+    browser, api, project
+):
+    """Pay is deleted and added again with other values; the member, who changed only the
+    category of the old Pay's form, saves again: the rest of the new Pay stays as it is
+    (it was put back to the old one's description, owner and topics)."""
+    base = f"/v1/projects/{project}/services"
+    new_service(
+        api,
+        project,
+        {"name": "Pay", "owner": "fin", "description": "old pay", "produces": [{"name": "paid"}]},
+    )
+    html = browser.get(f"/projects/{project}/services/pay/edit/").content.decode()
+    stale = {**submitted(html), "category": "money"}
+    assert api.delete(f"{base}/pay").status_code == 204
+    new_service(
+        api,
+        project,
+        {
+            "name": "Pay",
+            "owner": "fin-new",
+            "description": "NEW pay",
+            "produces": [{"name": "payment.done"}],
+        },
+    )
+    response = browser.post(f"/projects/{project}/services/pay/edit/", stale)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "The service you opened was deleted, and" in html
+    assert "The form below holds the new service&#x27;s" in html
+    again = submitted(html)
+    assert again["category"] == "money" and again["owner"] == "fin-new"
+    assert browser.post(f"/projects/{project}/services/pay/edit/", again).status_code == 302
+    body = api.get(f"{base}/pay").json()
+    assert body["category"] == "money" and body["owner"] == "fin-new"
+    assert body["description"] == "NEW pay" and body["produces"] == [{"name": "payment.done"}]
+
+
+@pytest.mark.parametrize("meanwhile", ["edited", "added again"])
+def test_the_delete_page_deletes_only_what_it_showed(browser, api, project, meanwhile):
+    """A colleague's edit after the page was opened, or a new service of the same name, is
+    not deleted unseen: the page says what happened and asks again."""
+    base = f"/v1/projects/{project}/services"
+    new_service(api, project, {"name": "Invoice"})
+    url = f"/projects/{project}/services/invoice/delete/"
+    opened = submitted(browser.get(url).content.decode())
+    assert opened["service"] and opened["version"] == "1"
+    if meanwhile == "edited":
+        assert put(api, f"{base}/invoice", {"description": "B's important edit"}).status_code == 200
+    else:
+        assert api.delete(f"{base}/invoice").status_code == 204
+        new_service(api, project, {"name": "Invoice", "description": "made after the page"})
+    response = browser.post(url, opened)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "Nothing was deleted." in html
+    said = "changed this service" if meanwhile == "edited" else "added another one named “Invoice”"
+    assert said in html
+    assert api.get(f"{base}/invoice").status_code == 200
+    assert browser.post(url, submitted(html)).status_code == 302  # asked again, confirmed
+    assert api.get(f"{base}/invoice").status_code == 404
+
+
+def test_the_delete_page_of_a_renamed_service_asks_at_its_new_address(browser, api, project):
+    base = f"/v1/projects/{project}/services"
+    new_service(api, project, {"name": "Invoice"})
+    assert put(api, f"{base}/invoice", {"name": "Bill"}).status_code == 200
+    response = browser.get(f"/projects/{project}/services/invoice/delete/?from=edit")
+    assert response.status_code == 302
+    assert response["Location"] == f"/projects/{project}/services/bill/delete/?from=edit"
+    # a confirmation posted to the old address deletes nothing
+    assert browser.post(f"/projects/{project}/services/invoice/delete/").status_code == 404
+    assert api.get(f"{base}/bill").status_code == 200
+
+
 @pytest.mark.parametrize("version", ["²", "9" * 5000, "-1", "x", ""])
 def test_a_version_that_is_no_number_is_no_check(browser, api, project, version):
     """What only a hand-made post sends: saved as a form without the field, never a 500."""
