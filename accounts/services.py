@@ -1,5 +1,6 @@
 """Writes for accounts: sign-up, members, sessions, API keys."""
 
+import logging
 from datetime import timedelta
 
 from django.contrib.auth.password_validation import validate_password
@@ -14,6 +15,8 @@ from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from accounts.tokens import api_key_token_encode, session_token_encode
 from archsvc.api.errors import BadRequest, Forbidden, NotFound, ResourceAlreadyExists
 from archsvc.api.serializers import text_problem
+
+logger = logging.getLogger("archsvc.accounts")
 
 
 def organization_create(*, name: str, slug: str | None = None) -> Organization:
@@ -166,6 +169,16 @@ def api_key_create(
     expires_at = now + timedelta(days=expires_in_days) if expires_in_days else None
     try:
         with transaction.atomic():
+            # a key that has expired works nowhere and never will again: it gives its name
+            # up to the new one (a CI key rotated under its name was refused while the
+            # expired one, which no page lists as active, held it)
+            expired = ApiKey.objects.filter(
+                organization=organization, name=name, revoked_at__isnull=True, expires_at__lte=now
+            ).update(revoked_at=now)
+            if expired:
+                logger.info(
+                    "api key expired and replaced: organization=%s name=%r", organization.pk, name
+                )
             key = ApiKey.objects.create(
                 organization=organization,
                 name=name,

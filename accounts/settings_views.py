@@ -247,6 +247,16 @@ def _active_keys(actor):
     ).order_by("name")
 
 
+def _expired_keys(actor):
+    """Keys past their expiry and not revoked: listed apart, so that a script refused since
+    its key expired can be told why, and removed (revoked) to tidy the list."""
+    return ApiKey.objects.filter(
+        organization_id=actor.organization_id,
+        revoked_at__isnull=True,
+        expires_at__lte=timezone.now(),
+    ).order_by("-expires_at", "name")
+
+
 def _keys_page(
     request,
     actor,
@@ -264,6 +274,7 @@ def _keys_page(
         {
             "section": "api_keys",
             "keys": _active_keys(actor),
+            "expired_keys": _expired_keys(actor),
             "permissions": ApiKey.PERMISSIONS,
             "can_manage": actor.is_admin,
             "message": message,
@@ -329,13 +340,21 @@ def api_keys_view(request):
             )
             return _keys_page(request, actor, new_key={"key": key, "token": token})
         if action == "revoke":
-            key = _active_keys(actor).filter(pk=_uuid_or_none(request.POST.get("key"))).first()
+            key = ApiKey.objects.filter(
+                organization_id=actor.organization_id,
+                revoked_at__isnull=True,
+                pk=_uuid_or_none(request.POST.get("key")),
+            ).first()
             if key is None:
-                raise NotFound("No such active API key in this organization.")
+                raise NotFound("No such API key in this organization, or it is revoked already.")
+            expired = key.expires_at is not None and key.expires_at <= timezone.now()
             api_key_revoke(organization=actor.organization, name=key.name)
-            return _keys_page(
-                request, actor, message=f"The key “{key.name}” is revoked; it no longer works."
+            said = (
+                f"The expired key “{key.name}” is removed."
+                if expired
+                else f"The key “{key.name}” is revoked; it no longer works."
             )
+            return _keys_page(request, actor, message=said)
         raise NotFound("Unknown action.")
     except ApiError as error:
         return _keys_page(

@@ -379,6 +379,49 @@ def test_key_without_expiry_and_errors(org, admin_client):
     assert not ApiKey.objects.filter(name__in=["x", "y"]).exists()
 
 
+def test_an_expired_key_is_listed_apart_and_gives_its_name_to_a_new_key(org, admin_client):
+    """A CI key rotated under its name once it had expired was refused ("An active API key is
+    named ... already"), while no page listed the expired key or could revoke it."""
+    admin_client.post(
+        "/settings/api-keys/", {"action": "create", "name": "ci-deploy", "expires_in_days": "1"}
+    )
+    old = ApiKey.objects.get(organization=org, name="ci-deploy")
+    ApiKey.objects.filter(pk=old.pk).update(expires_at=timezone.now() - timedelta(hours=1))
+    page = admin_client.get("/settings/api-keys/").content.decode()
+    active, expired = page.split('id="expired-heading"')
+    assert "ci-deploy" not in active.split('id="create-key"')[0]
+    assert "ci-deploy" in expired and "Remove the expired key ci-deploy" in expired
+
+    response = admin_client.post("/settings/api-keys/", {"action": "create", "name": "ci-deploy"})
+    assert response.status_code == 200 and _token_in(response.content.decode())
+    old.refresh_from_db()
+    assert old.revoked_at is not None
+    new = ApiKey.objects.get(organization=org, name="ci-deploy", revoked_at__isnull=True)
+    assert new.pk != old.pk and new.expires_at is None
+    assert 'id="expired-heading"' not in admin_client.get("/settings/api-keys/").content.decode()
+
+
+def test_an_expired_key_is_removed_from_the_page(org, admin_client):
+    admin_client.post(
+        "/settings/api-keys/", {"action": "create", "name": "nightly", "expires_in_days": "1"}
+    )
+    key = ApiKey.objects.get(organization=org, name="nightly")
+    ApiKey.objects.filter(pk=key.pk).update(expires_at=timezone.now() - timedelta(days=2))
+    response = admin_client.post("/settings/api-keys/", {"action": "revoke", "key": key.pk})
+    assert response.status_code == 200
+    assert "The expired key “nightly” is removed." in response.content.decode()
+    assert ApiKey.objects.get(pk=key.pk).revoked_at is not None
+    again = admin_client.post("/settings/api-keys/", {"action": "revoke", "key": key.pk})
+    assert again.status_code == 404
+
+
+def test_a_long_list_of_keys_leads_to_the_form_under_it(factory, org, admin_client):
+    for index in range(11):
+        factory.key(org, f"job-{index:02}")
+    page = admin_client.get("/settings/api-keys/").content.decode()
+    assert page.index('href="#create-key"') < page.index("job-00") < page.index('id="create-key"')
+
+
 def test_member_sees_keys_but_cannot_create_or_revoke(factory, org, member_client):
     factory.key(org, "deploy")
     key = ApiKey.objects.get(name="deploy")
