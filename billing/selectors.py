@@ -55,4 +55,11 @@ def limits_for_page(*, organization: Organization) -> dict:
     """`limits_get` with `over`: how many projects more than the plan allows, as after a
     downgrade (they stay and can be edited; none can be created until enough are deleted)."""
     limits = limits_get(organization=organization)
-    return {**limits, "over": max(0, limits["currentProjects"] - limits["maxProjects"])}
+    return {
+        **limits,
+        "over": max(0, limits["currentProjects"] - limits["maxProjects"]),
+        # whether "see the plans" leads anywhere (on the biggest plan it offered nothing)
+        "bigger_plan": any(
+            plan["max_projects"] > limits["maxProjects"] for plan in settings.PLANS.values()
+        ),
+    }

@@ -209,15 +209,19 @@ def _limit_refusal(actor, name: str) -> str:
             f"this organization has {limits['currentProjects']:,} projects, "
             f"{limits['over']:,} more than your plan's {limits['maxProjects']:,} "
             f"(archived ones count too). Delete {limits['over'] + 1:,} {yours} no longer "
-            "need, or "
+            "need"
         )
     else:
         why = (
             f"all {limits['maxProjects']:,} projects of your plan are in use (archived ones "
-            f"count too). Delete a project {yours} no longer need, or "
+            f"count too). Delete a project {yours} no longer need"
         )
+    if not limits["bigger_plan"]:  # the biggest plan: no plan to point to
+        return format_html("“{}” was not duplicated: {}.", name, why)
     return format_html(
-        '“{}” was not duplicated: {}<a href="/settings/billing/">see the plans</a>.', name, why
+        '“{}” was not duplicated: {}, or <a href="/settings/billing/">see the plans</a>.',
+        name,
+        why,
     )
 
 

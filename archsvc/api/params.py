@@ -17,14 +17,20 @@ def query_params(request):
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
 
 
+PAST_ANY_PAGE = 10**6
+
+
 def page_number(raw: str | None, *, default: int, minimum: int = 0) -> int:
-    """A page number on the HTML pages, forgivingly: ASCII digits, at most 6 (isdigit() alone
-    takes "²", which int() refuses, and an OFFSET past 2**63 was a 500); anything else, or
-    below `minimum`, is `default`."""
+    """A page number on the HTML pages, forgivingly: ASCII digits (isdigit() alone takes "²",
+    which int() refuses); more than 6 of them is a page past any end, `PAST_ANY_PAGE`, as
+    ?page=1000 is (it was the first page: an OFFSET past 2**63 had been a 500); anything
+    else, or below `minimum`, is `default`."""
     raw = (raw or "").strip()
-    if raw.isascii() and raw.isdigit() and len(raw) <= 6 and int(raw) >= minimum:
-        return int(raw)
-    return default
+    if not (raw.isascii() and raw.isdigit()):
+        return default
+    digits = raw.lstrip("0")
+    value = PAST_ANY_PAGE if len(digits) > 6 else int(digits or "0")
+    return value if value >= minimum else default
 
 
 def query_int(request, name: str, *, default: int, minimum: int, maximum: int | None = None) -> int:

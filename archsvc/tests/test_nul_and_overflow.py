@@ -64,10 +64,12 @@ def test_a_form_field_holding_nul_is_a_400_and_changes_nothing(admin, org):
 
 def test_page_numbers_past_any_database_offset(admin, api):
     new_project(admin, "Only one")
-    first = admin.get("/?page=9223372036854775807")
-    assert first.status_code == 200  # not a page number: the first page
-    assert b"Only one" in first.content
+    # a page past any end, as ?page=5 is (it was the first page, and ?page=999 was not)
+    past = admin.get("/?page=9223372036854775807")
+    assert past.status_code == 200 and b"Only one" not in past.content
+    assert "There is no page 1000000" in past.content.decode()
     assert "There is no page 5" in admin.get("/?page=5").content.decode()
+    assert b"Only one" in admin.get("/?page=0000001").content
     for value in ("9223372036854775807", "99999999999", "%D9%A3", "1_0", "1e3"):
         response = api.get(f"/v1/projects?page={value}")
         assert response.status_code == 400, value
@@ -76,9 +78,13 @@ def test_page_numbers_past_any_database_offset(admin, api):
 
 
 def test_history_page_numbers_are_ascii_digits(admin, project):
-    for value in ("%C2%B2", "%E2%91%A0", "0000001" + "0" * 4300, "-1", "x"):
+    for value in ("%C2%B2", "%E2%91%A0", "-1", "x"):
         response = admin.get(f"/projects/{project}/history/?page={value}")
         assert response.status_code == 200, value  # the first page
+    for value in ("0000001" + "0" * 4300, "99999999999999", "1000"):  # past the end: the last
+        response = admin.get(f"/projects/{project}/history/?page={value}")
+        assert response.status_code == 302, value
+        assert response["Location"] == f"/projects/{project}/history/?page=1", value
 
 
 def test_a_cookie_holding_nul_is_no_cookie(admin, operator):

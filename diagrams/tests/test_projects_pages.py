@@ -614,6 +614,34 @@ def test_more_projects_than_the_plan_allows_says_how_many_over_and_that_they_sta
     assert Project.objects.count() == 5
 
 
+def test_on_the_biggest_plan_the_limit_points_to_no_plan(browser, settings):
+    """Over or at the business plan's limit, "see the plans" led to a page with no bigger
+    plan (the API's 402 already left it out)."""
+    settings.PLANS = {
+        name: {**limits, "max_projects": 2 if name == "free" else 1}
+        for name, limits in settings.PLANS.items()
+    }
+    for name in ("One", "Two"):
+        assert create(browser, name).status_code == 302
+    note = re.search(
+        r'<p class="hint" id="limit-note">(.*?)</p>', browser.get("/").content.decode()
+    )
+    assert "2 projects, 1 more than your plan's 1" not in note[1]  # free: the biggest, at 2
+    assert "All 2 projects of your plan are in use" in note[1]
+    assert "see the plans" not in note[1] and "delete a project you no longer need." in note[1]
+    two = Project.objects.get(name="Two")
+    pressed = browser.post(f"/projects/{two.id}/duplicate/", {"next": "/"}, follow=True)
+    said = unescape(pressed.content.decode())
+    assert "Delete a project you no longer need.</div>" in said and "see the plans" not in said
+    settings.PLANS = {
+        name: {**limits, "max_projects": 1} for name, limits in settings.PLANS.items()
+    }
+    note = re.search(
+        r'<p class="hint" id="limit-note">(.*?)</p>', browser.get("/").content.decode()
+    )
+    assert "2 projects, 1 more than your plan's 1" in note[1] and "see the plans" not in note[1]
+
+
 def test_a_member_at_the_limit_is_told_to_delete_what_they_may(browser, factory, org):
     """A member may delete only the projects they created: "delete a project you no longer
     need" sent them to buttons that refused them."""
