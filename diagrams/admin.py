@@ -1,7 +1,9 @@
 import re
+import uuid
 
 from django import forms
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
@@ -187,9 +189,50 @@ class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
 
 @admin.register(Pin)
 class PinAdmin(ReadOnlyAdmin):
-    list_display = ["project", "actor_ref", "pinned_at"]
+    list_display = ["project", "pinned_by", "pinned_at"]
     search_fields = ["project__id", "actor_ref"]
     list_select_related = ["project"]
+    readonly_fields = ["project", "pinned_by", "actor_ref", "pinned_at"]
+
+    def get_changelist(self, request, **kwargs):
+        return _PinChangeList
+
+    @admin.display(description="Pinned by", ordering="actor_ref")
+    def pinned_by(self, obj):
+        """Whose pin, in words: an operator read "member:1" or "key:37f5…" and looked it up."""
+        names = getattr(obj, "actor_names", None) or _actor_names([obj.actor_ref])
+        return names.get(obj.actor_ref, obj.actor_ref)
+
+
+def _actor_names(refs) -> dict[str, str]:
+    """`member:<id>` and `key:<id>` refs as an operator reads them: the member's e-mail, the
+    key's name (and that it is a key), in two queries whatever their number."""
+    from accounts.models import ApiKey, User
+
+    members, keys = {}, {}
+    for ref in refs:
+        kind, _, value = ref.partition(":")
+        if kind == "member" and value.isascii() and value.isdigit():
+            members[int(value)] = ref
+        elif kind == "key":
+            try:
+                keys[uuid.UUID(value)] = ref
+            except ValueError:
+                pass
+    names = {}
+    for pk, email in User.objects.filter(pk__in=members).values_list("pk", "email"):
+        names[members[pk]] = email
+    for pk, name in ApiKey.objects.filter(pk__in=keys).values_list("pk", "name"):
+        names[keys[pk]] = f"API key “{name}”"
+    return names
+
+
+class _PinChangeList(ChangeList):
+    def get_results(self, request):
+        super().get_results(request)
+        names = _actor_names([pin.actor_ref for pin in self.result_list])
+        for pin in self.result_list:
+            pin.actor_names = names
 
 
 @admin.register(Service)

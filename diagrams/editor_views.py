@@ -905,5 +905,7 @@ def history(request, project_id: str):
             "first_url": page_url(1),
             "previous_url": page_url(page - 1) if page > 1 else None,
             "next_url": page_url(page + 1) if page < pages else None,
+            # a long history (thousands of events) was 100 clicks of Older from its start
+            "last_url": page_url(pages) if page < pages else None,
         },
     )

@@ -264,3 +264,24 @@ def test_an_organizations_page_links_to_its_records(operator, org, project):
     assert f'href="/admin/diagrams/project/?organization__exact={org.pk}"' in page
     projects = operator.get(f"/admin/diagrams/project/?organization__exact={org.pk}")
     assert "Shop" in projects.content.decode()
+
+
+def test_pins_say_whose_they_are(
+    operator, api, project, factory, org, django_assert_max_num_queries
+):
+    """The pins' list showed "member:1" and "key:37f5…", which an operator had to look up."""
+    from diagrams.models import Pin
+
+    call = api.post("/v1/pinned", {"projectId": project}, content_type="application/json")
+    assert call.status_code == 200
+    key = ApiKey.objects.get(pk=Pin.objects.get().actor_ref.removeprefix("key:"))
+    member = factory.member(org, email="pinner@example.com")
+    Pin.objects.create(project_id=project, actor_ref=f"member:{member.user_id}")
+    Pin.objects.create(project_id=project, actor_ref="key:not-a-key")
+    with django_assert_max_num_queries(12):  # the names in two queries, not two a row
+        listed = operator.get("/admin/diagrams/pin/").content.decode()
+    assert "pinner@example.com" in listed and f"API key “{key.name}”" in listed
+    assert "key:not-a-key" in listed  # a ref that names nothing is shown as it is
+    pin = Pin.objects.get(actor_ref=f"member:{member.user_id}")
+    page = operator.get(f"/admin/diagrams/pin/{pin.pk}/change/").content.decode()
+    assert "pinner@example.com" in page

@@ -676,6 +676,23 @@ def test_history_pages(browser, api, project):
     past = browser.get(f"/projects/{project}/history/?page=99")
     assert past.status_code == 302
     assert past["Location"] == f"/projects/{project}/history/?page=2"
+    assert "Oldest »" not in first and "« Newest" not in second  # the next page is the end
+
+
+def test_a_long_history_leads_to_its_oldest_and_newest_pages(browser, api, project):
+    """A history of thousands of events was Older, a page at a time, back to its start."""
+    new_service(api, project, {"name": "Checkout"})
+    for index in range(80):
+        body = {"owner": f"t{index}"}
+        assert put(api, f"/v1/projects/{project}/services/checkout", body).status_code == 200
+    history = f"/projects/{project}/history/"
+    first = browser.get(history).content.decode()
+    assert "Page 1 of 5" in first and '<a href="?page=5">Oldest »</a>' in first
+    assert "« Newest" not in first
+    middle = browser.get(f"{history}?page=3").content.decode()
+    assert '<a href="?">« Newest</a>' in middle and '<a href="?page=5">Oldest »</a>' in middle
+    last = browser.get(f"{history}?page=5").content.decode()
+    assert "Oldest »" not in last and '<a href="?">« Newest</a>' in last
 
 
 def test_a_services_history_is_its_events_alone_under_every_name_it_had(browser, api, project):

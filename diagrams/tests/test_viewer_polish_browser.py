@@ -915,6 +915,31 @@ def test_a_moment_older_than_the_newest_100_changes_is_marked_as_one_inside_them
     context.close()
 
 
+def test_changes_made_after_the_page_came_stay_out_of_the_sliders_older_end(browser, demo):
+    """More than a page of changes made while the page is open: reading further back, the
+    page brought them back at the slider's old end (positions out of time order, labels
+    and drawings apart)."""
+    changes(demo, "checkout", 120)
+    total = len(history_events(demo))
+    oldest = history_events(demo)[-1]
+    context, page, errors = member_page(browser, demo)
+    settled(page)
+    changes(demo, "payment-gateway", 130)  # while the page is open
+    slider = page.locator("[data-timeline]")
+    expect(slider).to_have_attribute("max", "99")
+    slider.fill("0")
+    slider.dispatch_event("change")
+    expect(slider).to_have_attribute("max", str(total - 1))  # the changes of before, only
+    expect(slider).to_have_value(str(total - 100))
+    slider.fill("0")  # the left end: the project's first change, not one made since
+    slider.dispatch_event("input")
+    expect(page.locator("[data-timeline-label]")).to_have_text(
+        f"{oldest['serviceName']} {oldest['action']} · {oldest['at'][:10]} {oldest['at'][11:16]}"
+    )
+    assert errors == []
+    context.close()
+
+
 def test_a_service_only_updated_since_an_old_moment_keeps_its_edit_link(browser, demo):
     # Payment Gateway changed 150 times, then the moment, then Loyalty changed once and
     # Checkout 120 times: at the moment, Loyalty's last change is far behind the newest

@@ -349,26 +349,35 @@
   function readOlder() {
     if (timelineComplete || historyRead >= HISTORY_PAGES) return Promise.resolve(false);
     if (!historyReading) {
-      historyReading = fetch("/v1/projects/" + project + "/history?size=" + HISTORY_SIZE + "&page=" + historyRead, { credentials: "same-origin" })
-        .then(function (response) {
-          if (!response.ok) throw new Error(response.status);
-          return response.json();
-        })
-        .then(function (body) {
-          historyRead += 1;
-          body.data.forEach(function (event) {
-            // a change made since the page came moves every page down by one: seen already
-            if (seen[event.snapshotId]) return;
-            seen[event.snapshotId] = true;
-            timeline.push({ at: event.at, service: event.serviceId, slug: event.serviceSlug, name: event.serviceName, action: event.action, snapshot: event.snapshotId });
-          });
-          if (body.last || !body.data.length) timelineComplete = true;
-          growSlider();
-          return true;
-        })
-        .finally(function () { historyReading = null; });
+      historyReading = readHistoryPage().finally(function () { historyReading = null; });
     }
     return historyReading;
+  }
+  function readHistoryPage() {
+    return fetch("/v1/projects/" + project + "/history?size=" + HISTORY_SIZE + "&page=" + historyRead, { credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok) throw new Error(response.status);
+        return response.json();
+      })
+      .then(function (body) {
+        historyRead += 1;
+        var oldest = timeline.length ? instant(timeline[timeline.length - 1].at) : Infinity;
+        var added = 0;
+        body.data.forEach(function (event) {
+          // each change made since the page came moves every page down by one: what it
+          // brings back is held already, or (past a page of them) newer than the oldest
+          // held, and no older change: pushed at the old end, such changes put the
+          // slider's positions out of time order
+          if (seen[event.snapshotId] || instant(event.at) > oldest) return;
+          seen[event.snapshotId] = true;
+          timeline.push({ at: event.at, service: event.serviceId, slug: event.serviceSlug, name: event.serviceName, action: event.action, snapshot: event.snapshotId });
+          added += 1;
+        });
+        if (body.last || !body.data.length) timelineComplete = true;
+        if (!added && !timelineComplete && historyRead < HISTORY_PAGES) return readHistoryPage();
+        growSlider();
+        return true;
+      });
   }
   // the slider takes in what was read, but not under a drag: the thumb would jump away
   // from the change it previews (its positions count from the newest change)
