@@ -47,6 +47,7 @@ from billing.services import (
     subscription_change_plan,
     subscription_switch_cycle,
 )
+from diagrams.models import PublicShareToken
 
 MAX_EXPIRY_DAYS = 3650
 
@@ -77,6 +78,11 @@ def settings_index(request):
             "invited_count": Membership.objects.invited().filter(organization=organization).count(),
             "key_count": _active_keys(actor).count(),
             "plan": plan,
+            # what anyone holding a link can see, in one place (each project's Share page
+            # was the only way to tell)
+            "shared": PublicShareToken.objects.filter(project__organization=organization)
+            .select_related("project")
+            .order_by("project__name", "project_id"),
         },
     )
 
@@ -418,7 +424,11 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
             "checkout": checkout,
             "no_checkout": NO_CHECKOUT,
             "plans": [
-                {"name": name, **limits_of_plan, "move": _plan_move(subscription, name)}
+                {
+                    "name": name,
+                    **limits_of_plan,
+                    "move": _plan_move(subscription, name, projects=limits["currentProjects"]),
+                }
                 for name, limits_of_plan in settings.PLANS.items()
                 if name != "free"
             ],
@@ -429,8 +439,9 @@ def _billing_page(request, actor, *, message=None, error=None, status=200):
     )
 
 
-def _plan_move(subscription, plan: str) -> str | None:
-    """The question a move of a live subscription to `plan` asks first (None: no move)."""
+def _plan_move(subscription, plan: str, *, projects: int = 0) -> str | None:
+    """The question a move of a live subscription to `plan` asks first (None: no move); a
+    move to a plan of fewer projects than the organization has says what that leaves."""
     if subscription is None or subscription.status == "canceled" or subscription.plan == plan:
         return None
     if plan_change_refusal(subscription):  # said once under the plans instead
@@ -442,11 +453,23 @@ def _plan_move(subscription, plan: str) -> str | None:
             f"Move the paused subscription to the {plan} plan? Nothing is charged now; it is "
             f"billed at the {plan} plan's price from when it resumes."
         )
+    over = projects - limits["max_projects"]
+    leaves = ""
+    if over > 0:
+        leaves = (
+            f" This organization has {projects:,} projects, {over:,} more than that: they all "
+            f"stay open and editable, but none can be created until {over + 1:,} are deleted."
+        )
+    elif over == 0:
+        leaves = (
+            f" This organization has {projects:,} projects, all that plan allows: none can be "
+            "created until one is deleted."
+        )
     return (
         f"Move to the {plan} plan now? The billing provider charges the difference for the "
         f"rest of this period at once, prorated{'' if up else ', or credits it'}; its limits "
         f"apply at once: {limits['max_projects']:,} projects, {limits['ai_credits']:,} AI "
-        "credits a month."
+        f"credits a month.{leaves}"
     )
 
 

@@ -17,6 +17,7 @@ from archsvc.api.views import not_found_page
 from billing.selectors import limits_for_page
 from diagrams import selectors, services
 from diagrams.api.serializers import ProjectCreateSerializer, ProjectUpdateSerializer
+from diagrams.models import PublicShareToken
 
 PAGE_SIZE = 20
 
@@ -73,8 +74,16 @@ def projects_page(request):
     def page_link(index: int) -> str:  # (index: from 0)
         return "?" + urlencode({**filters, "page": index + 1})
 
+    # which of the page's projects anyone holding a link may see (an admin auditing what is
+    # public had to open each project's Share page): one query for the page
+    shared = set(
+        PublicShareToken.objects.filter(project_id__in=[p.id for p in projects]).values_list(
+            "project_id", flat=True
+        )
+    )
     for project in projects:
         project.can_manage = actor.can_manage_project(created_by_ref=project.created_by_ref)
+        project.shared = project.id in shared
     filtered = bool(query) or pinned is not None or filters["archived"] != "no"
     session = request._archsvc_page_session
     return render(

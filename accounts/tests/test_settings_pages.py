@@ -2,6 +2,7 @@
 
 import re
 from datetime import timedelta
+from html import unescape
 
 import pytest
 from django.core.management import call_command
@@ -478,6 +479,27 @@ def test_an_admin_moves_the_subscription_to_another_plan(org, admin_client, memb
     assert "0 of 250" in page and " left of 10,000 a month" in page
     assert admin_client.post("/settings/billing/plan/", {"plan": "platinum"}).status_code == 400
     assert Subscription.objects.get(organization=org).plan == "business"
+
+
+def test_a_move_to_a_plan_of_fewer_projects_says_what_it_leaves(
+    org, admin_client, factory, settings
+):
+    """ "Move to team" said only "its limits apply at once: 25 projects" to an organization
+    of 300: not that no project could be made until 276 were deleted."""
+    from diagrams.models import Project
+
+    settings.PLANS = {**settings.PLANS, "team": {**settings.PLANS["team"], "max_projects": 2}}
+    call_command("set_subscription", "--org", org.slug, "--plan", "business", "--status", "active")
+    for index in range(3):
+        Project.objects.create(id=f"p{index}-aaaaaaaa", organization=org, name=f"P{index}")
+    page = admin_client.get("/settings/billing/").content.decode()
+    question = unescape(re.search(r'data-confirm="(Move to the team plan now\?[^"]*)"', page)[1])
+    assert "This organization has 3 projects, 1 more than that" in question
+    assert "none can be created until 2 are deleted" in question
+    Project.objects.filter(pk="p0-aaaaaaaa").delete()
+    page = admin_client.get("/settings/billing/").content.decode()
+    question = unescape(re.search(r'data-confirm="(Move to the team plan now\?[^"]*)"', page)[1])
+    assert "2 projects, all that plan allows: none can be created until one is" in question
 
 
 @pytest.mark.parametrize("case", ["past_due", "given by hand"])

@@ -32,3 +32,10 @@ class ProjectAPIView(APIView):
                 raise ProjectNotFound()
             return read[2]
         return selectors.project_get(actor=request.user, project_id=project_id)
+
+    def options(self, request, *args, **kwargs):
+        """What the route takes, for a project the caller can read: it answered 200 for one
+        that does not exist or is another organization's, where every other method is 404."""
+        if "project_id" in kwargs:
+            self.project(request, kwargs["project_id"])
+        return super().options(request, *args, **kwargs)

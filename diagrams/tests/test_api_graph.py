@@ -682,3 +682,17 @@ def test_options_on_a_writable_path_says_it_parses_json(api, project):
     response = api.options(f"/v1/projects/{project}/services")
     assert response.json()["renders"] == ["application/json"]
     assert response.json()["parses"] == ["application/json"]
+
+
+@pytest.mark.parametrize("path", ["graph", "graph/svg", "services", "history", ""])
+def test_options_on_a_project_that_is_not_there_is_404_as_get_is(api, factory, path):
+    """It answered 200 with the route's description for any id; every other method is 404."""
+    other = factory.org("other")
+    from diagrams.models import Project
+
+    Project.objects.create(id="theirs-aaaaaaaa", organization=other, name="Theirs")
+    for project in ("nope-aaaaaaaa", "theirs-aaaaaaaa", "NOT-A-VALID-ID"):
+        url = f"/v1/projects/{project}/{path}".rstrip("/")
+        response = api.options(url)
+        assert response.status_code == 404, url
+        assert response.json()["code"] == api.get(url).json()["code"] == "project_not_found"

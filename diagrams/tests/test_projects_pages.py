@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 
-from diagrams.models import Pin, Project
+from diagrams.models import Pin, Project, PublicShareToken
 
 
 @pytest.fixture
@@ -782,3 +782,35 @@ def test_a_moment_in_the_address_is_read_as_the_api_reads_it(browser):
         "The moment in the address (“garbage”) could not be read: the project is shown as it "
         "is now." in response.content.decode()
     )
+
+
+def test_shared_projects_are_marked_in_the_list_and_listed_in_settings(
+    browser, factory, org, django_assert_max_num_queries
+):
+    """An admin auditing what anyone with a link can see had to open every project's Share
+    page: the list marks them, and the settings' overview lists them with who shared each."""
+    for name in ("Alpha", "Beta"):
+        assert create(browser, name).status_code == 302
+    alpha, beta = Project.objects.get(name="Alpha"), Project.objects.get(name="Beta")
+    other = factory.org("other")
+    elsewhere = Project.objects.create(
+        id="elsewhere-aaaaaaaa", organization=other, name="Elsewhere"
+    )
+    PublicShareToken.objects.create(project=elsewhere, created_by="x", created_by_type="MEMBER")
+    PublicShareToken.objects.create(project=alpha, created_by="ci", created_by_type="API_KEY")
+    with django_assert_max_num_queries(7):
+        html = browser.get("/").content.decode()
+    rows = {name: html[html.index(f">{name}</a>") :][:400] for name in ("Alpha", "Beta")}
+    assert f'href="/projects/{alpha.id}/share/"' in rows["Alpha"] and ">shared</a>" in rows["Alpha"]
+    assert ">shared</a>" not in rows["Beta"]
+    overview = browser.get("/settings/").content.decode()
+    listed = overview[overview.index('id="shared-heading"') :]
+    assert ">Alpha</a>" in listed and "(API key)" in listed
+    assert "Beta" not in listed and "Elsewhere" not in listed
+    assert f'href="/projects/{alpha.id}/share/"' in listed
+    PublicShareToken.objects.filter(project=alpha).delete()
+    assert (
+        "No project of this organization is shared by link."
+        in browser.get("/settings/").content.decode()
+    )
+    assert beta.id not in listed
