@@ -52,6 +52,7 @@ def projects_page(request):
     query = request.GET.get("q", "").strip()[:200]
     pinned = _flag(request.GET.get("pinned"))
     archived = _flag(request.GET.get("archived", "no"))  # "all" shows both
+    mine = request.GET.get("mine") == "yes"  # made by the member (a big organization's list)
     # ?page= counts from 1, as the Services and History pages' do (it counted from 0: ?page=1
     # was the second page, and "There is no page 100" answered ?page=99)
     page = page_number(request.GET.get("page"), default=1, minimum=1) - 1
@@ -63,12 +64,14 @@ def projects_page(request):
         archived=archived,
         query=query or None,
         pinned_first=True,  # what a member pinned is what they look for first
+        created_by_ref=actor.ref if mine else None,
     )
     pages = max(1, -(-total // PAGE_SIZE))
     filters = {
         "q": query,
         "pinned": request.GET.get("pinned", ""),
         "archived": request.GET.get("archived", "no"),
+        **({"mine": "yes"} if mine else {}),
     }
 
     def page_link(index: int) -> str:  # (index: from 0)
@@ -84,7 +87,7 @@ def projects_page(request):
     for project in projects:
         project.can_manage = actor.can_manage_project(created_by_ref=project.created_by_ref)
         project.shared = project.id in shared
-    filtered = bool(query) or pinned is not None or filters["archived"] != "no"
+    filtered = bool(query) or pinned is not None or filters["archived"] != "no" or mine
     session = request._archsvc_page_session
     return render(
         request,

@@ -142,9 +142,13 @@ def _project_conditions(
     archived: bool | None,
     created_by: str | None,
     query: str | None,
+    created_by_ref: str | None = None,
 ) -> tuple[list[str], list]:
     """The conditions on `p` of a project list's filters, with their parameters."""
     conditions, params = [], []
+    if created_by_ref is not None:  # the projects page's "made by me": the actor, not a name
+        conditions.append('p."created_by_ref" = %s')
+        params.append(created_by_ref)
     if pinned is not None:
         conditions.append(_PIN_EXISTS if pinned else f"NOT {_PIN_EXISTS}")
         params.append(actor_ref)
@@ -171,13 +175,19 @@ def project_list(
     created_by: str | None = None,
     query: str | None = None,
     pinned_first: bool = False,
+    created_by_ref: str | None = None,
 ) -> tuple[list[Project], int]:
     """A page of projects, most recently updated first, then by id (`pinned_first`: the
     actor's pinned ones before the others, as the projects page lists them); and the
     total. One hand-written query (the total rides along as a window count; a page past
     the end asks for the count alone)."""
     conditions, params = _project_conditions(
-        actor_ref=actor.ref, pinned=pinned, archived=archived, created_by=created_by, query=query
+        actor_ref=actor.ref,
+        pinned=pinned,
+        archived=archived,
+        created_by=created_by,
+        query=query,
+        created_by_ref=created_by_ref,
     )
     where = " AND ".join(['p."organization_id" = %s', *conditions])
     params = [actor.organization_id, *params]

@@ -814,3 +814,19 @@ def test_shared_projects_are_marked_in_the_list_and_listed_in_settings(
         in browser.get("/settings/").content.decode()
     )
     assert beta.id not in listed
+
+
+def test_made_by_me_lists_the_members_own_projects(browser, factory, org, settings):
+    """A big organization's list had no way to the projects one made (the API has
+    createdBy); "Made by: me" is the member's, by who they are, not by a name."""
+    settings.PLANS = {**settings.PLANS, "free": {"max_projects": 50, "ai_credits": 50}}
+    assert create(browser, "Mine").status_code == 302
+    colleague = factory.member_client(factory.member(org, role="member"), enforce_csrf=False)
+    assert create(colleague, "Theirs").status_code == 302
+    both = browser.get("/").content.decode()
+    assert ">Mine</a>" in both and ">Theirs</a>" in both
+    mine = browser.get("/?mine=yes").content.decode()
+    assert ">Mine</a>" in mine and ">Theirs</a>" not in mine
+    assert '<option value="yes" selected>me</option>' in mine
+    assert ">Theirs</a>" in colleague.get("/?mine=yes").content.decode()
+    assert "No projects match these filters." in browser.get("/?mine=yes&q=zzz").content.decode()
