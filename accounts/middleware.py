@@ -5,7 +5,7 @@ from urllib.parse import quote
 
 from django.conf import settings
 from django.middleware.csrf import rotate_token
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 
 from accounts.selectors import session_actor, session_lookup, session_needs_touch
 from accounts.services import session_start, session_touch
@@ -102,4 +102,53 @@ class PagesNotStoredMiddleware:
             and not response.has_header("Cache-Control")
         ):
             response["Cache-Control"] = "no-store"
+        return response
+
+
+# Posts that count against other budgets, or none: the API (its throttle), Django admin
+# (operators), log-in and sign-up (RATE_LIMIT_LOGIN), log-out (ending a session always
+# works) and the billing provider's webhooks.
+_NOT_PAGE_WRITES = ("/v1/", "/admin/", "/accounts/login/", "/accounts/signup/",
+                    "/accounts/logout/", "/webhooks/")  # fmt: skip
+
+
+class PageWritesRateLimitMiddleware:
+    """A member's posts through the pages (a form saved, a project made, a member added)
+    count against the same RATE_LIMIT_WRITE budget as their writes through the API: the
+    pages were a way around it (140 services made in 2 s, where the API refused past 120),
+    and the Members form answered, without limit, whether an address has an account. Over
+    it: 429 with Retry-After, a page saying how long to wait to a browser, RateLimitError
+    to a script (CONTRACT 11). Runs after the CSRF check: a refused forgery counts nothing."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if request.method != "POST" or request.path.startswith(_NOT_PAGE_WRITES):
+            return None
+        actor = page_actor(request)
+        if actor is None:
+            return None
+        from archsvc.api.errors import rate_limited_json, wants_page
+        from archsvc.api.ratelimit import rate_limit_hit, seconds_text
+
+        wait = rate_limit_hit(
+            request, group="api-write", key=actor.rate_key, rate=settings.RATE_LIMIT_WRITE
+        )
+        if wait is None:
+            return None
+        wait = max(1, int(wait))
+        message = "Too many changes in a minute"
+        if not wants_page(request):
+            return rate_limited_json(f"{message}; retry in {seconds_text(wait)}.", wait)
+        response = render(
+            request,
+            "429.html",
+            {"message": f"{message}: nothing was saved. Try again in {seconds_text(wait)}."},
+            status=429,
+        )
+        response["Retry-After"] = str(wait)
         return response

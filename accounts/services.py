@@ -94,9 +94,14 @@ def member_create(
     user = User.objects.filter(email=email).first()
     if user is None:
         user = User.objects.create_user(email=email, password=password)
-    elif password:
+    elif password and not user.check_password(password):  # the same one again ends nothing
         user.set_password(password)
         user.save(update_fields=["password"])
+        # as a password an operator sets in Django admin: the old one may be known to
+        # someone, whose sessions in the app had stayed open (up to 12 hours, renewed)
+        AuthSession.objects.filter(membership__user=user, ended_at__isnull=True).update(
+            ended_at=timezone.now()
+        )
     membership, created = Membership.objects.get_or_create(
         user=user, organization=organization, defaults={"role": role}
     )

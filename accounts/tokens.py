@@ -4,12 +4,15 @@ names the algorithm and the required claims."""
 
 import hashlib
 import hmac
+import logging
 import time
 from datetime import datetime, timedelta
 from functools import lru_cache
 
 import jwt
 from django.conf import settings
+
+from archsvc.logging import Every
 
 ALGORITHM = "HS256"
 SESSION_ISSUER = "archsvc/session"
@@ -20,6 +23,18 @@ API_KEY_TYP = "apikey+jwt"
 
 class InvalidToken(Exception):
     """Any reason a token is refused; callers answer 401 without saying which."""
+
+
+# A token of our kind (its header ours) whose signature does not check out: a forgery, or,
+# when a server refuses every token, a server whose SECRET_KEY (JWT_SIGNING_KEY) is not the
+# others' (its /healthz is fine, and its logs said only "Unauthorized"). Said once a minute.
+_bad_signature = Every(
+    logging.getLogger("archsvc.auth"),
+    60,
+    "%d token(s) of ours refused for their signature in this process since the last such "
+    "warning (%s): if this server refuses every session and API key that another accepts, "
+    "its SECRET_KEY or JWT_SIGNING_KEY differs from theirs",
+)
 
 
 def _key(purpose: str) -> bytes:
@@ -36,6 +51,9 @@ def _decode(token: str, *, purpose: str, issuer: str, typ: str, required: list[s
         raise InvalidToken()
     try:
         claims = _verified(token, _key(purpose), issuer, typ, tuple(required))
+    except jwt.InvalidSignatureError as exc:
+        _bad_signature(f"{purpose} token")
+        raise InvalidToken() from exc
     except (jwt.PyJWTError, ValueError, TypeError, OverflowError) as exc:
         raise InvalidToken() from exc
     if "exp" in claims and int(claims["exp"]) <= time.time():  # as PyJWT: expired at exp

@@ -52,3 +52,26 @@ def shared_cache_for_several_processes(app_configs, **kwargs):
             )
         ]
     return []
+
+
+@register(Tags.caches, deploy=True)
+def redis_url_readable(app_configs, **kwargs):
+    """A REDIS_URL redis-py cannot read passed the check above (it is set), and every cache
+    call then failed: rate limits and idempotency not shared, renders not kept, and only
+    /healthz's "degraded" and the logs said so."""
+    if not settings.REDIS_URL:
+        return []
+    from redis.connection import parse_url
+
+    try:
+        parse_url(settings.REDIS_URL)
+    except ValueError as error:
+        return [
+            Error(
+                f"REDIS_URL cannot be read: {error}",
+                hint="Write it as redis://host:6379/0 (rediss:// over TLS, unix:///path for a "
+                "socket), the same on every app server.",
+                id="archsvc.E004",
+            )
+        ]
+    return []

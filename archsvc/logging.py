@@ -2,6 +2,8 @@
 
 import json
 import logging
+import threading
+import time
 from datetime import UTC, datetime
 
 
@@ -23,6 +25,31 @@ def one_line(exc: BaseException) -> str:
     """An exception's message on one line (psycopg's span several), for a warning that
     says why without a traceback."""
     return " ".join(str(exc).split()) or type(exc).__name__
+
+
+class Every:
+    """A warning said at most once per `every` seconds in a process, with how many times it
+    came about since it was last said: for what can happen on every request for as long as
+    it lasts (the cache unreachable, tokens signed with another key), where a line (and a
+    traceback) a request buried everything else."""
+
+    def __init__(self, logger: logging.Logger, every: float, message: str) -> None:
+        self.logger = logger
+        self.every = every
+        self.message = message  # formatted with (count, reason)
+        self.last: float | None = None
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, reason: BaseException | str) -> None:
+        with self.lock:
+            self.count += 1
+            now = time.monotonic()
+            if self.last is not None and now - self.last < self.every:
+                return
+            count, self.count, self.last = self.count, 0, now
+        text = reason if isinstance(reason, str) else one_line(reason)
+        self.logger.warning(self.message, count, text)
 
 
 def reason_logged(request) -> None:

@@ -74,6 +74,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.SessionTokenMiddleware",
+    # after the CSRF check (process_view): a member's posts through the pages count against
+    # their write budget, as their API writes do
+    "accounts.middleware.PageWritesRateLimitMiddleware",
     "accounts.middleware.PagesNotStoredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
 ]

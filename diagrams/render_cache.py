@@ -41,8 +41,17 @@ from django.utils import timezone
 from rest_framework.exceptions import Throttled
 
 from archsvc.api.params import iso
+from archsvc.logging import Every
 
 logger = logging.getLogger("archsvc.render_cache")
+# the cache unreachable: once every 10 s with the reason (a traceback at every read, twice
+# a read, was 3 KB a line for as long as Redis was away)
+_cache_down = Every(
+    logger,
+    10,
+    "render cache unavailable; rendering without it (%d times in this process "
+    "since the last such warning): %s",
+)
 
 # Every module whose code decides the bytes of a cached read: the renderers and the
 # entities, the selectors that build the graph and its header (`_when_label`), the wire
@@ -159,16 +168,16 @@ def _shared_get(key: str):
     """The shared cache's value (None when missing), or _UNREACHABLE."""
     try:
         return cache.get(key)
-    except Exception:  # noqa: BLE001 - an unreachable cache must not fail the request
-        logger.warning("render cache unavailable", exc_info=True)
+    except Exception as exc:  # noqa: BLE001 - an unreachable cache must not fail the request
+        _cache_down(exc)
         return _UNREACHABLE
 
 
 def _shared_set(key: str, value) -> None:
     try:
         cache.set(key, value, settings.RENDER_CACHE_SECONDS)
-    except Exception:  # noqa: BLE001
-        logger.warning("render cache unavailable", exc_info=True)
+    except Exception as exc:  # noqa: BLE001
+        _cache_down(exc)
 
 
 def _lock(key: str) -> bool | None:
@@ -176,16 +185,16 @@ def _lock(key: str) -> bool | None:
     None when the cache cannot be asked (then nobody can coordinate: render)."""
     try:
         return cache.add(f"{key}:lock", 1, settings.RENDER_LOCK_SECONDS)
-    except Exception:  # noqa: BLE001
-        logger.warning("render cache unavailable", exc_info=True)
+    except Exception as exc:  # noqa: BLE001
+        _cache_down(exc)
         return None
 
 
 def _unlock(key: str) -> None:
     try:
         cache.delete(f"{key}:lock")
-    except Exception:  # noqa: BLE001 - the lock expires by itself
-        logger.warning("render cache unavailable", exc_info=True)
+    except Exception as exc:  # noqa: BLE001 - the lock expires by itself
+        _cache_down(exc)
 
 
 # --- the render budget ------------------------------------------------------------------------
@@ -313,12 +322,34 @@ def _render(key: str, compute, label: str, *, store: bool = True):
     return value
 
 
+# When the request's waits for other workers' renders end: one deadline for the whole
+# request, however the renders nest (a gzip render inside it the plain bytes, inside those
+# the layout, each with a lock of its own). Each had waited its own RENDER_LOCK_WAIT_SECONDS:
+# after a worker died holding all three, a waiter gave up on the first after 20 s, then
+# polled the second until its lock expired (25 s), past gunicorn's 30 s on a big project.
+_wait_until: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "render_wait_until", default=None
+)
+
+
 def _render_once(key: str, compute, label: str):
     """The value of `key` rendered by exactly one worker at a time: take the lock and render,
     or wait for the worker holding it and read what it stored. The wait polls the cache,
-    from every 5 ms up to every 100 ms (a cold render takes 10 ms to a few seconds)."""
-    waited_from = None
+    from every 5 ms up to every 100 ms (a cold render takes 10 ms to a few seconds), and
+    ends with the request's (`_wait_until`)."""
     deadline = time.monotonic() + settings.RENDER_LOCK_WAIT_SECONDS
+    outer = _wait_until.get()
+    if outer is not None:
+        deadline = min(deadline, outer)
+    token = _wait_until.set(deadline)
+    try:
+        return _render_once_until(key, compute, label, deadline)
+    finally:
+        _wait_until.reset(token)
+
+
+def _render_once_until(key: str, compute, label: str, deadline: float):
+    waited_from = None
     delay = 0.005
     while True:
         taken = _lock(key)

@@ -189,3 +189,20 @@ def test_token_checked_once_is_still_refused_when_it_expires(org, route):
     assert bearer(token).get(route).status_code == 200
     time.sleep(max(0.0, (expires - timezone.now()).total_seconds()) + 0.1)
     assert_unauthorized(bearer(token).get(route))
+
+
+def test_a_server_whose_secret_differs_says_so_in_its_log(factory, org, settings, caplog):
+    """Two app servers given different SECRET_KEYs: the odd one refused every session and
+    key with a healthy /healthz, and its log said only "Unauthorized". A signature that does
+    not check out is logged, once a minute, with what to look at."""
+    from accounts import tokens
+
+    token = factory.key(org)
+    settings.JWT_SIGNING_KEY = "another-deployments-secret-of-enough-length-0123456789"
+    tokens._bad_signature.last = None  # as in a worker that has not said it yet
+    with caplog.at_level("WARNING", logger="archsvc.auth"):
+        for _ in range(3):
+            assert_unauthorized(bearer(token).get("/v1/limits"))
+    said = [r.getMessage() for r in caplog.records if r.name == "archsvc.auth"]
+    assert len(said) == 1  # not one a request
+    assert "refused for their signature" in said[0] and "SECRET_KEY" in said[0]

@@ -76,6 +76,26 @@ def test_create_member_holds_a_password_to_the_rules_people_are_held_to(db, pass
     assert not User.objects.exists() and not Organization.objects.exists()
 
 
+def test_a_password_set_by_create_member_ends_the_members_open_sessions(db):
+    """Django admin's password form ends the user's sessions (the old password may be known
+    to someone); the command, the other way operators set one, left them open."""
+    from accounts.services import session_start
+
+    run("create_member", "ada@example.com", "--org", "acme", "--password", "First-pass-123")
+    old = Client()
+    old.cookies["__session"] = session_start(membership=Membership.objects.get())
+    assert old.get("/v1/limits").status_code == 200
+    run("create_member", "ada@example.com", "--org", "acme", "--password", "Second-pass-456")
+    assert old.get("/v1/limits").status_code == 401
+    assert User.objects.get().check_password("Second-pass-456")
+    again = Client()
+    again.cookies["__session"] = session_start(membership=Membership.objects.get())
+    run("create_member", "ada@example.com", "--org", "acme", "--role", "admin")  # no password
+    assert again.get("/v1/limits").status_code == 200  # a role's change ends nothing
+    run("create_member", "ada@example.com", "--org", "acme", "--password", "Second-pass-456")
+    assert again.get("/v1/limits").status_code == 200  # nor the same password again
+
+
 def test_create_api_key_prints_a_working_key_on_its_last_line(db):
     run("create_member", "ada@example.com", "--org", "acme")
     output = run(

@@ -2,15 +2,13 @@
 worker agrees. Per actor when authenticated, per client IP otherwise."""
 
 import logging
-import threading
-import time
 
 from django.conf import settings
 from django.http import HttpRequest
 from django_ratelimit.core import _split_rate, get_usage
 from rest_framework.throttling import BaseThrottle
 
-from archsvc.logging import one_line
+from archsvc.logging import Every
 
 logger = logging.getLogger("archsvc.ratelimit")
 
@@ -29,34 +27,14 @@ def client_ip(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
-class _CacheDownWarning:
-    """The warning that a request was let through uncounted, at most once per `every`
-    seconds in a process, with how many were since the last one. Once per request, with
-    its traceback, it was 3.7 KB a request for as long as Redis was away."""
-
-    def __init__(self, every: float):
-        self.every = every
-        self.last: float | None = None
-        self.allowed = 0
-        self.lock = threading.Lock()
-
-    def __call__(self, exc: BaseException) -> None:
-        with self.lock:
-            self.allowed += 1
-            now = time.monotonic()
-            if self.last is not None and now - self.last < self.every:
-                return
-            allowed, self.allowed, self.last = self.allowed, 0, now
-        logger.warning(
-            "rate limit cache unavailable; request allowed (%d uncounted in this process "
-            "since the last such warning): %s",
-            allowed,
-            one_line(exc),
-        )
-
-
 CACHE_DOWN_WARNING_SECONDS = 10
-_cache_down = _CacheDownWarning(CACHE_DOWN_WARNING_SECONDS)
+# once per request, with its traceback, it was 3.7 KB a request for as long as Redis was away
+_cache_down = Every(
+    logger,
+    CACHE_DOWN_WARNING_SECONDS,
+    "rate limit cache unavailable; request allowed (%d uncounted in this process since the "
+    "last such warning): %s",
+)
 
 
 def rate_limit_hit(request: HttpRequest, *, group: str, key: str, rate: str) -> int | None:

@@ -94,3 +94,12 @@ def test_nginx_passes_on_the_request_id_a_balancer_in_front_sent():
     assert re.search(r'""\s+\$request_id;', body)
     assert f"proxy_set_header X-Request-Id ${name};" in conf
     assert "proxy_set_header X-Request-Id $request_id;" not in conf
+
+
+def test_the_long_running_services_are_started_again_when_they_die():
+    """A gunicorn master killed hard leaves its workers holding the port for the request in
+    hand, so a start at once fails: compose must try again (it had no restart policy)."""
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    for name in ("postgres", "redis", "app", "lb"):
+        assert compose["services"][name].get("restart") == "unless-stopped", name
+    assert "restart" not in compose["services"]["migrate"]  # runs once, then is done

@@ -63,6 +63,14 @@ def test_several_processes_without_a_shared_cache_are_a_warning():
     assert result.returncode == 0, result.stderr
 
 
+def test_a_redis_url_redis_cannot_read_is_an_error():
+    """`REDIS_URL=127.0.0.1:6379` (no scheme) passed the check, and no cache call ever worked."""
+    result = check_deploy(REDIS_URL="127.0.0.1:6379")
+    assert result.returncode != 0
+    assert "archsvc.E004" in result.stderr and "REDIS_URL cannot be read" in result.stderr
+    assert check_deploy(REDIS_URL="rediss://cache.internal:6380/2").returncode == 0
+
+
 def test_the_billing_provider_is_read_in_any_case_and_a_mistyped_one_stops_the_server():
     """`BILLING_PROVIDER=Paddle` fell back to the local provider, whose portal gives any
     plan away, and the deploy check (which warns of `local` only) passed."""

@@ -50,6 +50,43 @@ def test_members_are_counted_per_member(factory, org, settings):
     assert bob.get("/v1/limits").status_code == 200
 
 
+def test_a_members_posts_through_the_pages_share_their_write_budget(factory, org, settings):
+    """The pages were a way around RATE_LIMIT_WRITE (140 services made through the editor in
+    2 s, where the API refused past 120), and the Members form told anyone, unlimited,
+    whether an address has an account. Pages and API count in one budget per member."""
+    from diagrams.models import Project
+
+    settings.RATE_LIMIT_WRITE = "3/h"
+    settings.PLANS = {**settings.PLANS, "free": {"max_projects": 50, "ai_credits": 50}}
+    member = factory.member(org, role="admin")
+    browser = factory.member_client(member, enforce_csrf=False)
+    for name in ("One", "Two"):
+        assert browser.post("/", {"name": name}).status_code == 302
+    api = factory.member_client(member, enforce_csrf=False)
+    body = {"name": "Three", "description": ""}
+    created = api.post("/v1/projects", body, content_type="application/json")
+    assert created.status_code == 200, created.json()  # the third write of the member's budget
+    refused = browser.post("/", {"name": "Four"}, HTTP_ACCEPT="text/html,*/*")
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    assert "Too many changes in a minute: nothing was saved." in refused.content.decode()
+    assert_rate_limited(browser.post("/settings/members/", {"email": "who@example.com"}))
+    assert not Project.objects.filter(name="Four").exists()
+    # a colleague has a budget of their own; log-out always works
+    colleague = factory.member_client(factory.member(org), enforce_csrf=False)
+    assert colleague.post("/", {"name": "Five"}).status_code == 302
+    assert browser.post("/accounts/logout/").status_code == 302
+
+
+def test_a_forged_page_post_counts_nothing(factory, org, settings):
+    settings.RATE_LIMIT_WRITE = "1/h"
+    member = factory.member(org)
+    forged = factory.member_client(member, enforce_csrf=True)
+    for _ in range(3):
+        assert forged.post("/", {"name": "Forged"}).status_code == 403  # no CSRF token
+    honest = factory.member_client(member, enforce_csrf=False)
+    assert honest.post("/", {"name": "Honest"}).status_code == 302
+
+
 def test_login_posts_are_limited_per_ip(factory, org, settings):
     settings.RATE_LIMIT_LOGIN = "2/h"
     factory.member(org, email="ada@example.com")

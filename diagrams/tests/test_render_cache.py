@@ -1,6 +1,8 @@
 """Renders come from the shared cache while the project is unchanged; any write, a rename, a
 share-token change or new rendering code is seen at once."""
 
+import gzip
+
 from django.core.cache import cache
 from django.test import Client
 
@@ -177,6 +179,25 @@ def test_a_render_that_takes_too_long_is_not_waited_for_past_the_limit(settings)
     slow.release.set()
     leader.join(10)
     assert led["value"] == b"slow"
+
+
+def test_locks_left_by_a_dead_worker_are_waited_for_once_not_once_each(settings):
+    """A worker killed mid-render (out of memory) leaves the locks of a gzip render, its plain
+    bytes and its layout, which expire only after RENDER_LOCK_SECONDS. A waiter gave up on
+    the first after RENDER_LOCK_WAIT_SECONDS, then waited out the second anew: past
+    gunicorn's timeout on a big project. The request waits once, in all."""
+    import time
+
+    settings.RENDER_LOCK_WAIT_SECONDS = 1.0
+    settings.RENDER_LOCK_SECONDS = 30
+    key = "render:test:orphaned"
+    for held in (f"{key}:gzip", key):  # taken by a worker that then died
+        assert cache.add(f"{held}:lock", 1, 30)
+    started = time.monotonic()
+    body = render_cache.cached_encoded(key, lambda: "<svg>mine</svg>", gzipped=True)
+    waited = time.monotonic() - started
+    assert gzip.decompress(body) == b"<svg>mine</svg>"
+    assert 0.9 <= waited < 1.5, waited  # one wait (1 s), not one for each lock (2 s)
 
 
 def test_with_the_wait_off_every_worker_that_misses_renders(settings):
