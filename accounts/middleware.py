@@ -106,10 +106,11 @@ class PagesNotStoredMiddleware:
 
 
 # Posts that count against other budgets, or none: the API (its throttle), Django admin
-# (operators), log-in and sign-up (RATE_LIMIT_LOGIN), log-out (ending a session always
-# works) and the billing provider's webhooks.
-_NOT_PAGE_WRITES = ("/v1/", "/admin/", "/accounts/login/", "/accounts/signup/",
-                    "/accounts/logout/", "/webhooks/")  # fmt: skip
+# (operators), log-in and sign-up (RATE_LIMIT_LOGIN), the password change (a budget of its
+# own: whoever holds a stolen session must not keep its owner from the one change that
+# ends it), and what only moves a session or ends it (log-out, the organization switch, an
+# invitation's or a join link's acceptance); and the billing provider's webhooks.
+_NOT_PAGE_WRITES = ("/v1/", "/admin/", "/accounts/", "/settings/account/", "/webhooks/")
 
 
 class PageWritesRateLimitMiddleware:
@@ -141,13 +142,14 @@ class PageWritesRateLimitMiddleware:
         if wait is None:
             return None
         wait = max(1, int(wait))
-        message = "Too many changes in a minute"
         if not wants_page(request):
-            return rate_limited_json(f"{message}; retry in {seconds_text(wait)}.", wait)
+            return rate_limited_json(
+                f"Too many changes for now; retry in {seconds_text(wait)}.", wait
+            )
         response = render(
             request,
             "429.html",
-            {"message": f"{message}: nothing was saved. Try again in {seconds_text(wait)}."},
+            {"message": f"Nothing was saved: try again in {seconds_text(wait)}."},
             status=429,
         )
         response["Retry-After"] = str(wait)

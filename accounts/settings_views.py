@@ -28,7 +28,6 @@ from accounts.selectors import user_memberships
 from accounts.services import (
     WRONG_PASSWORD,
     api_key_create,
-    api_key_revoke,
     membership_add,
     membership_remove,
     membership_set_role,
@@ -354,7 +353,11 @@ def api_keys_view(request):
             if key is None:
                 raise NotFound("No such API key in this organization, or it is revoked already.")
             expired = key.expires_at is not None and key.expires_at <= timezone.now()
-            api_key_revoke(organization=actor.organization, name=key.name)
+            # this key, by its id: by name, a new key given an expired one's name meanwhile
+            # would have been revoked in its stead
+            ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(
+                revoked_at=timezone.now()
+            )
             said = (
                 f"The expired key “{key.name}” is removed."
                 if expired

@@ -50,6 +50,11 @@ READ_SHARE, SVG_SHARE, P99_MS = 0.50, 0.40, 100.0
 
 GZIP = ("Accept-Encoding: gzip",)
 
+# `taskset -c <cpus>` before wrk's and gunicorn's commands (--wrk-cpus, --server-cpus): to
+# measure with the load generator on cores of its own (docs/benchmarks.md)
+WRK_PREFIX: list[str] = []
+SERVER_PREFIX: list[str] = []
+
 PUT_SCRIPT = """wrk.method = "PUT"
 wrk.body = '{"description": "bench"}'
 wrk.headers["Content-Type"] = "application/json"
@@ -162,6 +167,7 @@ class Server:
         }
         self.process = subprocess.Popen(
             [
+                *SERVER_PREFIX,
                 sys.executable,
                 "-m",
                 "gunicorn",
@@ -261,7 +267,8 @@ def wrk(
     script: str | None = None,
     headers: tuple[str, ...] = (),
 ) -> dict:
-    command = ["wrk", f"-t{THREADS}", f"-c{CONNECTIONS}", f"-d{duration}s", "--latency"]
+    command = [*WRK_PREFIX, "wrk", f"-t{THREADS}", f"-c{CONNECTIONS}", f"-d{duration}s"]
+    command += ["--latency"]
     if token:
         command += ["-H", f"Authorization: Bearer {token}"]
     for header in headers:
@@ -318,7 +325,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="runs per endpoint")
     parser.add_argument("--quick", action="store_true", help="2 rounds of 2 s")
     parser.add_argument("--no-write", action="store_true", help="do not update the docs")
+    parser.add_argument("--wrk-cpus", help="run wrk on these CPUs only (taskset -c)")
+    parser.add_argument("--server-cpus", help="run gunicorn on these CPUs only (taskset -c)")
     args = parser.parse_args()
+    if args.wrk_cpus:
+        WRK_PREFIX[:] = ["taskset", "-c", args.wrk_cpus]
+    if args.server_cpus:
+        SERVER_PREFIX[:] = ["taskset", "-c", args.server_cpus]
     duration, rounds = (2, 2) if args.quick else (args.duration, args.rounds)
 
     started = time.perf_counter()

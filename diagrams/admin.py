@@ -200,7 +200,9 @@ class PinAdmin(ReadOnlyAdmin):
     @admin.display(description="Pinned by", ordering="actor_ref")
     def pinned_by(self, obj):
         """Whose pin, in words: an operator read "member:1" or "key:37f5…" and looked it up."""
-        names = getattr(obj, "actor_names", None) or _actor_names([obj.actor_ref])
+        names = getattr(obj, "actor_names", None)  # the changelist's, for its whole page
+        if names is None:  # the pin's own page
+            names = _actor_names([obj.actor_ref])
         return names.get(obj.actor_ref, obj.actor_ref)
 
 

@@ -526,11 +526,16 @@ def service_edit(request, project_id: str, slug: str):
             opened = None if expected is None else service_now(
                 project=project, service_id=expected[0]
             )  # fmt: skip
-            if opened is not None:  # renamed, or deleted (then None: the deletion is said)
+            deletion = None
+            if opened is not None:  # renamed, or deleted (then its deletion is said, when
+                # it was deleted under this address)
                 current = None if opened.deleted else opened
+                deletion = opened if opened.deleted and opened.slug == slug else None
             else:  # a form that does not say what it was opened with: the address's service
                 current = service_renamed_from(project=project, slug=slug)
-            return _changed_meanwhile(request, project, current, slug=slug, expected=expected)
+            return _changed_meanwhile(
+                request, project, current, slug=slug, expected=expected, deletion=deletion
+            )
         renamed = service_renamed_from(project=project, slug=slug)
         if renamed is not None:
             return redirect(f"/projects/{project.id}/services/{renamed.slug}/edit/")
@@ -647,7 +652,9 @@ def _theirs(field: str, value) -> str:
     return ", ".join(items[:THEIRS_SHOWN]) + (f" and {more} more" if more > 0 else "")
 
 
-def _changed_meanwhile(request, project, current, *, slug: str | None = None, expected=None):
+def _changed_meanwhile(
+    request, project, current, *, slug: str | None = None, expected=None, deletion=None
+):
     """A save of a form opened before someone else's change to the service (two tabs, two
     colleagues): nothing is written, and the form comes back with what was typed and what
     happened, so the second save does not silently undo the first. Saving again writes
@@ -655,7 +662,10 @@ def _changed_meanwhile(request, project, current, *, slug: str | None = None, ex
     back as a new service's form, which adds it again."""
     form = _form_from_post(request.POST)
     if current is None:  # deleted meanwhile, or never there
-        deletion = service_deleted_as(project=project, slug=slug)
+        # the tombstone of the service the form was opened with, when known: by the slug,
+        # the last service to go by it may be a later one, renamed away since (a 404 then
+        # lost what the member had typed)
+        deletion = deletion or service_deleted_as(project=project, slug=slug)
         if deletion is None:
             return _not_found(request)
         when = f" by {deletion.actor} at {deletion.valid_from:%Y-%m-%d %H:%M} UTC"
@@ -740,43 +750,56 @@ def _without_focus_on(address: str, slug: str) -> str:
 
 @require_http_methods(["GET", "POST"])
 def service_remove(request, project_id: str, slug: str):
-    """A confirmation page naming the service; its POST deletes it."""
+    """A confirmation page naming the service; its POST deletes it, if it is still the
+    service, at the version, the page showed."""
     actor = page_actor(request)
     if actor is None:
         return _login(request)
     try:
         project = project_get(actor=actor, project_id=project_id)
+    except ApiError:
+        return _not_found(request)
+    # where the editor would have led: the project page the member came from, else the list
+    # (a delete begun from the project page ended on the list)
+    back = _return_to(request, project)
+    expected = _opened_as(request.POST) if request.method == "POST" else None
+    changed = None
+    try:
         snapshot = service_at(project=project, slug=slug)
-        # where the editor would have led: the project page the member came from, else
-        # the list (a delete begun from the project page ended on the list)
-        back = _return_to(request, project)
-        changed = None
-        if request.method == "POST":
-            expected = _opened_as(request.POST)
-            try:
-                service_delete(
-                    actor=actor,
-                    project_id=project.id,
-                    slug=slug,
-                    expected=None if expected is None else {expected},
-                )
-            except ServiceChangedMeanwhile as refused:
-                # the page asked about a state the member saw: a colleague's edit since, or
-                # a new service of the name, is not deleted unseen; the page asks again
-                snapshot = refused.current
-                changed = _delete_changed(project, snapshot, expected)
-            else:
-                messages.success(request, f"Service “{snapshot.name}” deleted.")
-                return redirect(_without_focus_on(back, snapshot.slug))
     except ServiceNotFound:
+        snapshot = None
+    # the page's service renamed meanwhile (its old name maybe taken by a newcomer): the
+    # page asks again about it, at its new address; a newcomer is never deleted in its stead
+    opened = _opened_now(project, expected)
+    if opened is not None and (snapshot is None or opened.service_id != snapshot.service_id):
+        snapshot, changed = opened, _delete_changed(project, opened, expected, slug=slug)
+    elif snapshot is None:
         renamed = service_renamed_from(project=project, slug=slug)
         if request.method == "GET" and renamed is not None:  # an old address: the page asks
-            query = request.GET.urlencode()  # (a POST to it deletes nothing: 404 below)
+            query = request.GET.urlencode()
             address = f"/projects/{project.id}/services/{renamed.slug}/delete/"
             return redirect(f"{address}?{query}" if query else address)
         return _service_gone(request, project, slug)
-    except ApiError:
-        return _not_found(request)
+    elif request.method == "POST":
+        try:
+            service_delete(
+                actor=actor,
+                project_id=project.id,
+                slug=slug,
+                expected=None if expected is None else {expected},
+            )
+        except ServiceChangedMeanwhile as refused:
+            # the page asked about a state the member saw: a colleague's edit since, or a
+            # new service of the name, is not deleted unseen; the page asks again
+            snapshot = refused.current
+            changed = _delete_changed(project, snapshot, expected, slug=slug)
+        except ServiceNotFound:
+            return _service_gone(request, project, slug)
+        except ApiError:
+            return _not_found(request)
+        else:
+            messages.success(request, f"Service “{snapshot.name}” deleted.")
+            return redirect(_without_focus_on(back, snapshot.slug))
     # Cancel goes back where the member came from: the service's editor (still knowing
     # where it leads) or the list
     cancel_url = back
@@ -784,6 +807,11 @@ def service_remove(request, project_id: str, slug: str):
         cancel_url = f"/projects/{project.id}/services/{snapshot.slug}/edit/"
         if back != _services_url(project.id):
             cancel_url += f"?next={quote(back, safe='/')}"
+    action = None
+    if snapshot.slug != slug:  # asked again at the service's new address
+        query = request.GET.urlencode()
+        action = f"/projects/{project.id}/services/{snapshot.slug}/delete/"
+        action += f"?{query}" if query else ""
     return render(
         request,
         "editor/service_delete.html",
@@ -793,18 +821,24 @@ def service_remove(request, project_id: str, slug: str):
             "cancel_url": cancel_url,
             "back": back,
             "changed": changed,
+            "action": action,
         },
         status=409 if changed else 200,
     )
 
 
-def _delete_changed(project, current, expected) -> str:
+def _delete_changed(project, current, expected, *, slug: str) -> str:
     """What the delete page says when the service changed after it was opened."""
     when = f"{current.valid_from:%Y-%m-%d %H:%M} UTC"
     if expected is not None and expected[0] != str(current.service_id):
         happened = (
             f"The service this page asked about was deleted, and {current.actor} added "
             f"another one named “{current.name}” at {when}."
+        )
+    elif current.slug != slug:
+        happened = (
+            f"{current.actor} renamed this service “{current.name}” at {when}, after you "
+            "opened this page."
         )
     else:
         happened = f"{current.actor} changed this service at {when}, after you opened this page."

@@ -322,8 +322,8 @@ def _render(key: str, compute, label: str, *, store: bool = True):
     return value
 
 
-# When the request's waits for other workers' renders end: one deadline for the whole
-# request, however the renders nest (a gzip render inside it the plain bytes, inside those
+# When a read's waits for other workers' renders end: one deadline for the read, however
+# its renders nest (a gzip render inside it the plain bytes, inside those
 # the layout, each with a lock of its own). Each had waited its own RENDER_LOCK_WAIT_SECONDS:
 # after a worker died holding all three, a waiter gave up on the first after 20 s, then
 # polled the second until its lock expired (25 s), past gunicorn's 30 s on a big project.
@@ -349,6 +349,7 @@ def _render_once(key: str, compute, label: str):
 
 
 def _render_once_until(key: str, compute, label: str, deadline: float):
+    outer_expired = deadline <= time.monotonic()  # a nested lock met after the request's wait
     waited_from = None
     delay = 0.005
     while True:
@@ -367,12 +368,16 @@ def _render_once_until(key: str, compute, label: str, deadline: float):
         if waited_from is None:
             waited_from = time.monotonic()
         if time.monotonic() + delay > deadline:
-            logger.warning(
-                "render lock wait over %s s: rendering %s here too (%s)",
-                settings.RENDER_LOCK_WAIT_SECONDS,
-                label,
-                key,
-            )
+            _wait_until.set(time.monotonic())  # what it renders inside waits no more
+            if delay == 0.005 and outer_expired:  # nested, after the read's wait: no wait
+                logger.info("render lock held elsewhere: rendering %s here too (%s)", label, key)
+            else:
+                logger.warning(
+                    "render lock wait over %s s: rendering %s here too (%s)",
+                    settings.RENDER_LOCK_WAIT_SECONDS,
+                    label,
+                    key,
+                )
             return _render(key, compute, label)
         time.sleep(delay)
         delay = min(delay * 2, 0.1)

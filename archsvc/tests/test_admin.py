@@ -278,10 +278,15 @@ def test_pins_say_whose_they_are(
     member = factory.member(org, email="pinner@example.com")
     Pin.objects.create(project_id=project, actor_ref=f"member:{member.user_id}")
     Pin.objects.create(project_id=project, actor_ref="key:not-a-key")
+    for index in range(30):  # refs that name nobody (a user since deleted) are looked up once
+        Pin.objects.create(project_id=project, actor_ref=f"member:{900000 + index}")
     with django_assert_max_num_queries(12):  # the names in two queries, not two a row
         listed = operator.get("/admin/diagrams/pin/").content.decode()
     assert "pinner@example.com" in listed and f"API key “{key.name}”" in listed
     assert "key:not-a-key" in listed  # a ref that names nothing is shown as it is
+    with django_assert_max_num_queries(12):  # a page where no ref names anyone: the same
+        nobody = operator.get("/admin/diagrams/pin/?q=member:9000").content.decode()
+    assert "member:900029" in nobody
     pin = Pin.objects.get(actor_ref=f"member:{member.user_id}")
     page = operator.get(f"/admin/diagrams/pin/{pin.pk}/change/").content.decode()
     assert "pinner@example.com" in page

@@ -68,12 +68,21 @@ def test_a_members_posts_through_the_pages_share_their_write_budget(factory, org
     assert created.status_code == 200, created.json()  # the third write of the member's budget
     refused = browser.post("/", {"name": "Four"}, HTTP_ACCEPT="text/html,*/*")
     assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
-    assert "Too many changes in a minute: nothing was saved." in refused.content.decode()
+    assert "Nothing was saved: try again in" in refused.content.decode()
     assert_rate_limited(browser.post("/settings/members/", {"email": "who@example.com"}))
     assert not Project.objects.filter(name="Four").exists()
     # a colleague has a budget of their own; log-out always works
     colleague = factory.member_client(factory.member(org), enforce_csrf=False)
     assert colleague.post("/", {"name": "Five"}).status_code == 302
+    # whoever holds a stolen session cannot keep its owner from the password change that
+    # ends it (it has a budget of its own), nor from switching or leaving
+    changed = browser.post(
+        "/settings/account/",
+        {"current": "wrong-password", "password": "x", "password2": "x"},
+        HTTP_ACCEPT="text/html",
+    )
+    assert changed.status_code != 429
+    assert browser.post("/accounts/switch/", {"organization": org.slug}).status_code != 429
     assert browser.post("/accounts/logout/").status_code == 302
 
 

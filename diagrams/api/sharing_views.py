@@ -3,11 +3,11 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from archsvc.api.params import iso
 from archsvc.api.schema import error_responses
 from diagrams import sharing
+from diagrams.api.base import ProjectAPIView
 from diagrams.api.views import PROJECT_ID
 from diagrams.models import PublicShareToken
 
@@ -21,7 +21,7 @@ def share_token_json(share: PublicShareToken) -> dict:
     return {"token": str(share.token), "createdAt": iso(share.created_at)}
 
 
-class PublicShareTokenView(APIView):
+class PublicShareTokenView(ProjectAPIView):
     @extend_schema(
         operation_id="createPublicShareToken",
         tags=["sharing"],

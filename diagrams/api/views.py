@@ -192,7 +192,7 @@ class PinListView(APIView):
         return Response(pin_json(pin))
 
 
-class PinDetailView(APIView):
+class PinDetailView(ProjectAPIView):
     @extend_schema(
         operation_id="unpinProject",
         tags=["pinned"],

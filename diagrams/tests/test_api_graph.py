@@ -684,7 +684,9 @@ def test_options_on_a_writable_path_says_it_parses_json(api, project):
     assert response.json()["parses"] == ["application/json"]
 
 
-@pytest.mark.parametrize("path", ["graph", "graph/svg", "services", "history", ""])
+@pytest.mark.parametrize(
+    "path", ["graph", "graph/svg", "services", "history", "", "public-share-token", "pinned"]
+)
 def test_options_on_a_project_that_is_not_there_is_404_as_get_is(api, factory, path):
     """It answered 200 with the route's description for any id; every other method is 404."""
     other = factory.org("other")
@@ -693,6 +695,9 @@ def test_options_on_a_project_that_is_not_there_is_404_as_get_is(api, factory, p
     Project.objects.create(id="theirs-aaaaaaaa", organization=other, name="Theirs")
     for project in ("nope-aaaaaaaa", "theirs-aaaaaaaa", "NOT-A-VALID-ID"):
         url = f"/v1/projects/{project}/{path}".rstrip("/")
+        if path == "pinned":
+            url = f"/v1/pinned/{project}"
         response = api.options(url)
         assert response.status_code == 404, url
-        assert response.json()["code"] == api.get(url).json()["code"] == "project_not_found"
+        other = api.delete(url) if path == "pinned" else api.get(url)
+        assert response.json()["code"] == other.json()["code"] == "project_not_found"

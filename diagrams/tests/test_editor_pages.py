@@ -548,6 +548,51 @@ def test_the_delete_page_of_a_renamed_service_asks_at_its_new_address(browser, a
     assert api.get(f"{base}/bill").status_code == 200
 
 
+@pytest.mark.parametrize("newcomer", [False, True])
+def test_the_delete_page_follows_its_service_renamed_meanwhile(browser, api, project, newcomer):
+    """Invoice's delete page is open; Invoice is renamed Bill (and a new Invoice added). The
+    confirmation said the service had been deleted, and asked to delete the newcomer, or
+    was a bare 404: it asks again about Bill, at Bill's address, and never deletes the
+    newcomer."""
+    base = f"/v1/projects/{project}/services"
+    new_service(api, project, {"name": "Invoice"})
+    url = f"/projects/{project}/services/invoice/delete/"
+    opened = submitted(browser.get(url).content.decode())
+    assert put(api, f"{base}/invoice", {"name": "Bill"}).status_code == 200
+    if newcomer:
+        new_service(api, project, {"name": "Invoice", "description": "newcomer"})
+    response = browser.post(url, opened)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "renamed this service “Bill”" in html and "Nothing was deleted." in html
+    assert f'action="/projects/{project}/services/bill/delete/"' in html
+    assert (
+        browser.post(f"/projects/{project}/services/bill/delete/", submitted(html)).status_code
+        == 302
+    )
+    assert api.get(f"{base}/bill").status_code == 404
+    assert api.get(f"{base}/invoice").status_code == (200 if newcomer else 404)
+
+
+def test_a_stale_form_of_a_deleted_service_keeps_what_was_typed_when_its_name_moved_on(
+    browser, api, project
+):
+    """Ship was deleted, a new Ship added and renamed Port. Saving the first Ship's form was a
+    bare 404 (the deletion was looked up by the slug, whose last service lives on as Port),
+    and what the member typed was lost."""
+    base = f"/v1/projects/{project}/services"
+    new_service(api, project, {"name": "Ship"})
+    html = browser.get(f"/projects/{project}/services/ship/edit/").content.decode()
+    stale = {**submitted(html), "description": "long text the member typed"}
+    assert api.delete(f"{base}/ship").status_code == 204
+    new_service(api, project, {"name": "Ship"})
+    assert put(api, f"{base}/ship", {"name": "Port"}).status_code == 200
+    response = browser.post(f"/projects/{project}/services/ship/edit/", stale)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "This service was deleted by" in html and "long text the member typed" in html
+
+
 @pytest.mark.parametrize("version", ["²", "9" * 5000, "-1", "x", ""])
 def test_a_version_that_is_no_number_is_no_check(browser, api, project, version):
     """What only a hand-made post sends: saved as a form without the field, never a 500."""

@@ -181,7 +181,7 @@ def test_a_render_that_takes_too_long_is_not_waited_for_past_the_limit(settings)
     assert led["value"] == b"slow"
 
 
-def test_locks_left_by_a_dead_worker_are_waited_for_once_not_once_each(settings):
+def test_locks_left_by_a_dead_worker_are_waited_for_once_not_once_each(settings, caplog):
     """A worker killed mid-render (out of memory) leaves the locks of a gzip render, its plain
     bytes and its layout, which expire only after RENDER_LOCK_SECONDS. A waiter gave up on
     the first after RENDER_LOCK_WAIT_SECONDS, then waited out the second anew: past
@@ -194,8 +194,11 @@ def test_locks_left_by_a_dead_worker_are_waited_for_once_not_once_each(settings)
     for held in (f"{key}:gzip", key):  # taken by a worker that then died
         assert cache.add(f"{held}:lock", 1, 30)
     started = time.monotonic()
-    body = render_cache.cached_encoded(key, lambda: "<svg>mine</svg>", gzipped=True)
+    with caplog.at_level("INFO", logger="archsvc.render_cache"):
+        body = render_cache.cached_encoded(key, lambda: "<svg>mine</svg>", gzipped=True)
     waited = time.monotonic() - started
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if "lock" in r.getMessage()]
+    assert [level for level, _ in said] == ["WARNING", "INFO"], said  # one wait is one warning
     assert gzip.decompress(body) == b"<svg>mine</svg>"
     assert 0.9 <= waited < 1.5, waited  # one wait (1 s), not one for each lock (2 s)
 

@@ -1228,3 +1228,28 @@ def test_download_after_the_session_ended_says_so_and_saves_no_error_as_the_svg(
     )
     assert downloads == []
     context.close()
+
+
+def test_a_refused_pin_says_why_and_stays_on_the_list(browser, demo):
+    """A star refused for a spent write budget posted the form instead, which met the same
+    budget and left the list for a page saying so."""
+    context, page, errors = member_page(browser, demo)
+    page.goto(f"{demo['url']}/")
+    page.route(
+        "**/v1/pinned",
+        lambda route: route.fulfill(
+            status=429,
+            headers={"Retry-After": "7", "Content-Type": "application/json"},
+            body='{"status":429,"code":"rate_limited","message":"slow down","retryAfter":7}',
+        ),
+    )
+    star = page.locator("form[data-pin] button").first
+    expect(star).to_have_attribute("aria-pressed", "false")
+    star.click()
+    expect(page.get_by_role("status")).to_have_text(
+        "Too many changes for now: nothing was pinned or unpinned. Try again in 7 seconds."
+    )
+    expect(star).to_have_attribute("aria-pressed", "false")
+    assert page.url == f"{demo['url']}/"
+    assert errors == []
+    context.close()

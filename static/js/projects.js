@@ -5,6 +5,19 @@
     var match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
     return match ? decodeURIComponent(match[1]) : "";
   }
+  // says why a star did not move (a spent write budget): posting the form instead, as
+  // for any other failure, met the same budget and left the list for a page saying so
+  var status = null;
+  function say(text) {
+    if (!status) {
+      status = document.createElement("p");
+      status.className = "notice";
+      status.setAttribute("role", "status");
+      var list = document.querySelector(".project-list");
+      list.parentNode.insertBefore(status, list);
+    }
+    status.textContent = text;
+  }
   document.querySelectorAll("form[data-pin]").forEach(function (form) {
     form.addEventListener("submit", function (event) {
       event.preventDefault();
@@ -18,6 +31,12 @@
             headers: { "Content-Type": "application/json", "X-CSRFToken": csrf() },
             body: JSON.stringify({ projectId: id }) });
       request.then(function (response) {
+        if (response.status === 429) {
+          var wait = response.headers.get("Retry-After");
+          say("Too many changes for now: nothing was pinned or unpinned. Try again in " +
+            (wait ? wait + (wait === "1" ? " second." : " seconds.") : "a minute."));
+          return;
+        }
         if (!response.ok && response.status !== 404) { form.submit(); return; }
         pinned = !pinned;
         form.setAttribute("data-pinned", String(pinned));
