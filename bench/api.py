@@ -11,7 +11,12 @@ endpoint is measured in rounds bracketed by the ceiling (ceiling, endpoint, ceil
 endpoint, ..., ceiling): each of its runs is compared with the mean of the two ceiling runs
 around it, and the median of those shares is its figure.
 
+wrk runs alone on the last CPU, and gunicorn, PostgreSQL and Redis on the others (taskset;
+the services' CPU lists are put back after): on two shared cores, reading a 335 KB body cost
+wrk and the kernel 0.3 ms a request of the very CPU the server was measured on.
+
     .venv/bin/python bench/api.py                       # 5 rounds of 4 s per endpoint
+    .venv/bin/python bench/api.py --shared-cpus         # every process on every CPU
     .venv/bin/python bench/api.py --quick --no-write    # 2 rounds of 2 s, docs untouched
 
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres; database archsvc_apibench is dropped and
@@ -50,10 +55,50 @@ READ_SHARE, SVG_SHARE, P99_MS = 0.50, 0.40, 100.0
 
 GZIP = ("Accept-Encoding: gzip",)
 
-# `taskset -c <cpus>` before wrk's and gunicorn's commands (--wrk-cpus, --server-cpus): to
-# measure with the load generator on cores of its own (docs/benchmarks.md)
+# `taskset -c <cpus>` before wrk's and gunicorn's commands: the load generator on a core of
+# its own, the server (gunicorn, PostgreSQL and Redis) on the others, so that what wrk
+# spends reading a 335 KB body is not taken from the server it measures (docs/benchmarks.md)
 WRK_PREFIX: list[str] = []
 SERVER_PREFIX: list[str] = []
+# the processes of the PostgreSQL and Redis the bench uses, by their names
+SERVICES = ("postgres", "redis-server")
+
+
+def _pids(name: str) -> list[str]:
+    found = subprocess.run(["pgrep", "-x", name], capture_output=True, text=True)
+    return found.stdout.split()
+
+
+def services_pinned(cpus: str) -> dict[str, str]:
+    """PostgreSQL's and Redis's processes (every thread; backends forked later inherit the
+    postmaster's) on `cpus`; their CPU lists before, to put back (`services_restored`)."""
+    before = {}
+    for name in SERVICES:
+        for pid in _pids(name):
+            shown = subprocess.run(
+                ["taskset", "-c", "-p", pid], capture_output=True, text=True
+            ).stdout
+            if ":" in shown:
+                before[name] = shown.rsplit(":", 1)[1].strip()
+            subprocess.run(["taskset", "-a", "-c", "-p", cpus, pid], capture_output=True)
+    return before
+
+
+def services_restored(before: dict[str, str]) -> None:
+    for name, cpus in before.items():
+        for pid in _pids(name):  # the backends forked meanwhile too
+            subprocess.run(["taskset", "-a", "-c", "-p", cpus, pid], capture_output=True)
+
+
+def cpu_split(shared: bool) -> tuple[str, str] | None:
+    """(server CPUs, wrk's CPU): wrk on the last CPU alone, the rest for the server; None
+    when the bench shares every CPU (--shared-cpus, one CPU, or no taskset)."""
+    count = os.cpu_count() or 1
+    if shared or count < 2 or subprocess.run(["which", "taskset"], capture_output=True).returncode:
+        return None
+    last = count - 1
+    return (f"0-{last - 1}" if last > 1 else "0"), str(last)
+
 
 PUT_SCRIPT = """wrk.method = "PUT"
 wrk.body = '{"description": "bench"}'
@@ -325,13 +370,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="runs per endpoint")
     parser.add_argument("--quick", action="store_true", help="2 rounds of 2 s")
     parser.add_argument("--no-write", action="store_true", help="do not update the docs")
-    parser.add_argument("--wrk-cpus", help="run wrk on these CPUs only (taskset -c)")
-    parser.add_argument("--server-cpus", help="run gunicorn on these CPUs only (taskset -c)")
+    parser.add_argument(
+        "--shared-cpus",
+        action="store_true",
+        help="wrk, gunicorn, PostgreSQL and Redis share every CPU (as runs before 2026-11-30)",
+    )
     args = parser.parse_args()
-    if args.wrk_cpus:
-        WRK_PREFIX[:] = ["taskset", "-c", args.wrk_cpus]
-    if args.server_cpus:
-        SERVER_PREFIX[:] = ["taskset", "-c", args.server_cpus]
+    split = cpu_split(args.shared_cpus)
+    if split:
+        SERVER_PREFIX[:] = ["taskset", "-c", split[0]]
+        WRK_PREFIX[:] = ["taskset", "-c", split[1]]
     duration, rounds = (2, 2) if args.quick else (args.duration, args.rounds)
 
     started = time.perf_counter()
@@ -346,6 +394,7 @@ def main() -> None:
             "gunicorn and wrk for the CPUs, figures will be low and noisy",
             file=sys.stderr,
         )
+    pinned = services_pinned(split[0]) if split else {}
     server = Server()
     script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
     script.write(PUT_SCRIPT)
@@ -407,6 +456,7 @@ def main() -> None:
     finally:
         server.stop()
         os.unlink(script.name)
+        services_restored(pinned)
 
     kinds = {label: kind for label, kind, *_ in endpoints}
     rows = []
@@ -443,7 +493,15 @@ def main() -> None:
             f"gunicorn with {WORKERS} sync workers and the production `gunicorn.conf.py` (JSON "
             "access log on, no worker recycling), PostgreSQL (CONN_MAX_AGE=600) and Redis "
             f"(cache), rate limits off; loaded by `wrk -t{THREADS} -c{CONNECTIONS}` from a second "
-            f"process on 127.0.0.1. The project is `{ARCHITECTURE}` "
+            f"process on 127.0.0.1"
+            + (
+                f", wrk alone on CPU {split[1]} and the server (gunicorn, PostgreSQL and Redis) on "
+                f"CPU {split[0]} (`taskset`: so that what wrk spends reading a big body is not "
+                "taken from the server it measures; the ceiling runs under the same split)"
+                if split
+                else ", every process sharing every CPU (`--shared-cpus`)"
+            )
+            + f". The project is `{ARCHITECTURE}` "
             f"({ARCHITECTURE.rsplit('-', 1)[1]} services; {SMALL_PROJECTS} small projects besides "
             f"it; seeded in {seeded:.1f} s). The ceiling is a bare DRF view that touches nothing "
             "(no auth, permission, throttle, database or cache), served by the same gunicorn in "
