@@ -202,6 +202,18 @@ def api_key_create(
     return key, token
 
 
+def api_key_revoke_one(*, organization: Organization, key_id) -> ApiKey | None:
+    """Revoke one key of the organization, by its id (active or expired), and return it as
+    it was; None when there is no such unrevoked key. By its name, a new key given an
+    expired one's name meanwhile would have been revoked in its stead."""
+    key = ApiKey.objects.filter(
+        organization=organization, revoked_at__isnull=True, pk=key_id
+    ).first()
+    if key is not None:
+        ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    return key
+
+
 def api_key_revoke(*, organization: Organization, name: str) -> int:
     """Revoke the organization's active key of that name; its bearer is refused at once."""
     return ApiKey.objects.filter(

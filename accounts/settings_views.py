@@ -28,6 +28,7 @@ from accounts.selectors import user_memberships
 from accounts.services import (
     WRONG_PASSWORD,
     api_key_create,
+    api_key_revoke_one,
     membership_add,
     membership_remove,
     membership_set_role,
@@ -345,19 +346,12 @@ def api_keys_view(request):
             )
             return _keys_page(request, actor, new_key={"key": key, "token": token})
         if action == "revoke":
-            key = ApiKey.objects.filter(
-                organization_id=actor.organization_id,
-                revoked_at__isnull=True,
-                pk=_uuid_or_none(request.POST.get("key")),
-            ).first()
+            key = api_key_revoke_one(
+                organization=actor.organization, key_id=_uuid_or_none(request.POST.get("key"))
+            )
             if key is None:
                 raise NotFound("No such API key in this organization, or it is revoked already.")
             expired = key.expires_at is not None and key.expires_at <= timezone.now()
-            # this key, by its id: by name, a new key given an expired one's name meanwhile
-            # would have been revoked in its stead
-            ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(
-                revoked_at=timezone.now()
-            )
             said = (
                 f"The expired key “{key.name}” is removed."
                 if expired

@@ -378,33 +378,31 @@ def service_deleted_as(*, project: Project, slug: str) -> ServiceSnapshot | None
     return _now_of_last_by_slug(project=project, slug=slug, deleted=True)
 
 
-def service_now(*, project: Project, service_id: str) -> ServiceSnapshot | None:
-    """The current snapshot of one service of the project, by its id, whatever its slug now
-    (a tombstone when it is deleted), or None (another project's service, an id that is no
-    UUID): where the service an editor page was opened with went."""
+def _snapshot_of_service(*, project: Project, service_id: str, **which) -> ServiceSnapshot | None:
+    """A snapshot of one service of the project, by the service's id as a form sent it (None
+    for an id that is no UUID, or another project's service)."""
     try:
         service_id = str(uuid.UUID(service_id))
     except (ValueError, AttributeError):
         return None
     return (
-        ServiceSnapshot.objects.filter(
-            project=project, service_id=service_id, valid_until__isnull=True
-        )
+        ServiceSnapshot.objects.filter(project=project, service_id=service_id, **which)
         .select_related("service")
         .first()
     )
 
 
+def service_now(*, project: Project, service_id: str) -> ServiceSnapshot | None:
+    """The current snapshot of one service of the project, by its id, whatever its slug now
+    (a tombstone when it is deleted), or None: where the service an editor page was opened
+    with went."""
+    return _snapshot_of_service(project=project, service_id=service_id, valid_until__isnull=True)
+
+
 def service_version(*, project: Project, service_id: str, version: int) -> ServiceSnapshot | None:
     """One version of a service of the project (the one an edit form was opened with), or
     None (another project's service, a version it never had, an id that is no UUID)."""
-    try:
-        service_id = str(uuid.UUID(service_id))
-    except (ValueError, AttributeError):
-        return None
-    return ServiceSnapshot.objects.filter(
-        project=project, service_id=service_id, version=version
-    ).first()
+    return _snapshot_of_service(project=project, service_id=service_id, version=version)
 
 
 def service_state(snapshot: ServiceSnapshot) -> ServiceState:
