@@ -37,6 +37,10 @@ class Actor:
         return self.ref
 
     @property
+    def is_api_key(self) -> bool:
+        return self.type == API_KEY
+
+    @property
     def is_admin(self) -> bool:
         return self.type == MEMBER and self.role == Membership.ROLE_ADMIN
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from accounts.models import Membership, User
 from accounts.services import NO_SUCH_MEMBER, admin_required, membership_pk
-from archsvc.api.errors import BadRequest, Forbidden, NotFound
+from archsvc.exceptions import BadRequest, Forbidden, NotFound
 
 INVITE_SALT = "archsvc.accounts.invite"
 JOIN_SALT = "archsvc.accounts.join"

@@ -13,8 +13,8 @@ from django.utils.text import slugify
 
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
 from accounts.tokens import api_key_token_encode, session_token_encode
-from archsvc.api.errors import BadRequest, Forbidden, NotFound, ResourceAlreadyExists
 from archsvc.api.serializers import text_problem
+from archsvc.exceptions import BadRequest, Forbidden, NotFound, ResourceAlreadyExists
 
 logger = logging.getLogger("archsvc.accounts")
 

@@ -34,8 +34,8 @@ from accounts.services import (
     membership_set_role,
     password_change,
 )
-from archsvc.api.errors import ApiError, BadRequest, Forbidden, NotFound
 from archsvc.api.ratelimit import rate_limit_hit, seconds_text
+from archsvc.exceptions import ApiError, BadRequest, Forbidden, NotFound
 from billing.providers import provider_get
 from billing.selectors import limits_for_page, plan_limits, plan_of, subscription_get
 from billing.services import (

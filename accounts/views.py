@@ -31,14 +31,9 @@ from accounts.services import (
     session_end,
     user_signup,
 )
-from archsvc.api.errors import (
-    ApiError,
-    Forbidden,
-    ResourceAlreadyExists,
-    rate_limited_json,
-    wants_page,
-)
+from archsvc.api.errors import rate_limited_json, wants_page
 from archsvc.api.ratelimit import login_rate_limit_hit, seconds_text
+from archsvc.exceptions import ApiError, Forbidden, ResourceAlreadyExists
 
 NO_ORGANIZATION_NOW = (
     "Your account is in no organization now: it was removed from the last one it was in. "

@@ -59,7 +59,7 @@ MIDDLEWARE = [
     "archsvc.middleware.RequestIdMiddleware",
     "archsvc.health.HealthzMiddleware",
     "archsvc.api.ratelimit.RateLimitHeadersMiddleware",
-    "diagrams.render_cache.RenderBudgetMiddleware",
+    "archsvc.render_budget.RenderBudgetMiddleware",
     "archsvc.middleware.CompleteBodyMiddleware",
     "archsvc.middleware.RefuseNulMiddleware",
     "archsvc.middleware.HeadAsGetMiddleware",
@@ -409,6 +409,7 @@ SPECTACULAR_SETTINGS = {
         "archsvc.api.schema.add_common_responses",
         "archsvc.api.schema.spec_path_parameters",
         "archsvc.api.schema.request_bodies",
+        "diagrams.api.schema.request_limits",
     ],
     "ENUM_NAME_OVERRIDES": {
         "ActorType": "diagrams.models.projects.ACTOR_TYPES",

@@ -70,5 +70,5 @@ urlpatterns = [
 ]
 
 handler400 = "archsvc.api.views.handler400"
-handler404 = "archsvc.api.views.handler404"
+handler404 = "diagrams.pages.handler404"
 handler500 = "archsvc.api.views.handler500"

@@ -12,7 +12,8 @@ from django.utils.dateparse import parse_datetime
 
 from accounts.actors import Actor
 from accounts.models import Organization
-from archsvc.api.errors import (
+from archsvc.api.params import iso
+from archsvc.exceptions import (
     BadRequest,
     Conflict,
     CustomerNotFound,
@@ -22,7 +23,6 @@ from archsvc.api.errors import (
     ServiceUnavailable,
     SubscriptionNotFound,
 )
-from archsvc.api.params import iso
 from billing.models import AiCredits, Subscription, WebhookEvent
 from billing.providers import ProviderError, provider_get
 from billing.providers.local import period_end_from

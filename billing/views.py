@@ -13,7 +13,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.models import Organization
-from archsvc.api.errors import ApiError, error_body
+from archsvc.api.errors import error_body
+from archsvc.exceptions import ApiError
 from billing.models import Subscription
 from billing.providers.local import portal_organization_id
 from billing.selectors import plan_of, subscription_get

@@ -13,15 +13,16 @@ from django.views.decorators.http import require_GET, require_http_methods
 from rest_framework import serializers
 
 from accounts.middleware import login_redirect, page_actor
-from archsvc.api.errors import ApiError, ProjectNotFound, ServiceNotFound, _violations
+from archsvc.api.errors import _violations
 from archsvc.api.params import iso, page_number
-from archsvc.api.views import not_found_page
+from archsvc.exceptions import ApiError, ProjectNotFound, ServiceNotFound
 from diagrams.api.serializers import (
     EXTRAS_MAX,
     ServiceCreateSerializer,
     ServiceUpdateSerializer,
 )
 from diagrams.history import topic_line
+from diagrams.pages import not_found_page
 from diagrams.selectors import (
     history_page,
     history_service,

@@ -11,13 +11,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.middleware import page_actor
 from accounts.selectors import user_memberships
-from archsvc.api.errors import ApiError
 from archsvc.api.params import page_number
-from archsvc.api.views import not_found_page
+from archsvc.exceptions import ApiError
 from billing.selectors import limits_for_page
 from diagrams import selectors, services
 from diagrams.api.serializers import ProjectCreateSerializer, ProjectUpdateSerializer
 from diagrams.models import PublicShareToken
+from diagrams.pages import not_found_page
 
 PAGE_SIZE = 20
 

@@ -38,10 +38,10 @@ from pathlib import Path
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
-from rest_framework.exceptions import Throttled
 
 from archsvc.api.params import iso
 from archsvc.logging import Every
+from archsvc.render_budget import budget_charge, budget_check, refusal_waived
 
 logger = logging.getLogger("archsvc.render_cache")
 # the cache unreachable: once every 10 s with the reason (a traceback at every read, twice
@@ -197,85 +197,8 @@ def _unlock(key: str) -> None:
         _cache_down(exc)
 
 
-# --- the render budget ------------------------------------------------------------------------
-# Every distinct query is its own key (each `at`, each focus), so a caller could make every
-# read a new render, seconds of CPU each on a big project. Who is charged for the renders a
-# request causes: its caller's organization (members and API keys), or its client IP on a
-# share link; None (no budget) outside such requests. Set by the API's throttle and the
-# share views, cleared for every request by RenderBudgetMiddleware.
-_charged_to: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "render_budget", default=None
-)
+# Set while a render runs: a render inside another is charged once, with the outer one.
 _rendering: contextvars.ContextVar[bool] = contextvars.ContextVar("rendering", default=False)
-# Set while reading something a spent budget does not refuse (CachedRead's `refusable`).
-_unrefused: contextvars.ContextVar[bool] = contextvars.ContextVar("unrefused", default=False)
-BUDGET_WINDOW = 60
-
-
-class RenderBudgetSpent(Throttled):
-    """The caller's renders this minute took RENDER_BUDGET_SECONDS already: to the API a
-    429 like any rate limit, which says it was the drawings' budget
-    (archsvc/api/errors.py, `render_budget`)."""
-
-    render_budget = True
-
-    def __init__(self, retry_after: int):
-        super().__init__(wait=retry_after)
-        self.retry_after = retry_after
-
-
-def charge_renders_to(who: str | None) -> None:
-    """The budget this request's renders count against ("org:<id>", "ip:<address>")."""
-    _charged_to.set(who)
-
-
-class RenderBudgetMiddleware:
-    """A request starts charged to no one (a worker thread serves request after request)."""
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        token = _charged_to.set(None)
-        try:
-            return self.get_response(request)
-        finally:
-            _charged_to.reset(token)
-
-
-def _budget_key(who: str) -> tuple[str, int]:
-    now = time.time()
-    window = int(now // BUDGET_WINDOW)
-    left = max(1, int((window + 1) * BUDGET_WINDOW - now + 0.999))
-    return f"render-budget:{who}:{window}", left
-
-
-def _budget_check() -> None:
-    """Refuse a render when its caller spent this minute's budget (a render that starts
-    within the budget finishes, whatever it costs). A cache that cannot count lets it be."""
-    who = _charged_to.get()
-    if who is None or not settings.RENDER_BUDGET_SECONDS or _unrefused.get():
-        return
-    key, left = _budget_key(who)
-    try:
-        spent_ms = cache.get(key) or 0
-    except Exception:  # noqa: BLE001
-        return
-    if spent_ms >= settings.RENDER_BUDGET_SECONDS * 1000:
-        logger.warning("render budget spent by %s: %d ms this minute", who, spent_ms)
-        raise RenderBudgetSpent(left)
-
-
-def _budget_charge(seconds: float) -> None:
-    who = _charged_to.get()
-    if who is None or not settings.RENDER_BUDGET_SECONDS:
-        return
-    key, _ = _budget_key(who)
-    try:
-        cache.add(key, 0, BUDGET_WINDOW * 2)
-        cache.incr(key, max(1, int(seconds * 1000)))
-    except Exception:  # noqa: BLE001 - expired between add and incr, or unreachable
-        logger.debug("render budget not counted", exc_info=True)
 
 
 @contextlib.contextmanager
@@ -300,7 +223,7 @@ def _render(key: str, compute, label: str, *, store: bool = True):
     (a render inside another, such as the plain bytes of a gzip render, once)."""
     outermost = not _rendering.get()
     if outermost:
-        _budget_check()
+        budget_check()
     started = time.perf_counter()
     token = _rendering.set(True)
     try:
@@ -309,7 +232,7 @@ def _render(key: str, compute, label: str, *, store: bool = True):
     finally:
         _rendering.reset(token)
         if outermost:
-            _budget_charge(time.perf_counter() - started)
+            budget_charge(time.perf_counter() - started)
     logger.info(
         "render computed: %s in %.0f ms, %d bytes (%s)",
         label,
@@ -463,11 +386,8 @@ class CachedRead:
         return f'W/"{version}-{digest[:24]}{"-gzip" if self.gzipped else ""}"'
 
     def body(self) -> bytes:
-        token = _unrefused.set(not self.refusable)
-        try:
+        with refusal_waived(not self.refusable):
             return cached_encoded(self.key, self._compute, gzipped=self.gzipped, label=self.label)
-        finally:
-            _unrefused.reset(token)
 
 
 def json_value(body: bytes):

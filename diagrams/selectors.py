@@ -20,8 +20,8 @@ from accounts.selectors import (
     api_key_actor_from_row,
     api_key_token,
 )
-from archsvc.api.errors import NotFound, ProjectNotFound, ServiceNotFound
 from archsvc.api.params import iso
+from archsvc.exceptions import NotFound, ProjectNotFound, ServiceNotFound
 from archsvc.hotpath import (
     Columns,
     build,

@@ -9,7 +9,7 @@ from django.db import IntegrityError, OperationalError, transaction
 from django.utils import timezone
 
 from accounts.actors import Actor
-from archsvc.api.errors import Conflict, ProjectNotFound, ServiceNameConflict, ServiceNotFound
+from archsvc.exceptions import Conflict, ProjectNotFound, ServiceNameConflict, ServiceNotFound
 from diagrams.entities import topic_normal
 from diagrams.models import Project, Service, ServiceSnapshot
 from diagrams.slugs import is_project_id, service_slug

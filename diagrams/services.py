@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from accounts.actors import Actor
 from accounts.models import Organization
-from archsvc.api.errors import Forbidden, NotFound, ProjectLimitReached, ProjectNotFound
+from archsvc.exceptions import Forbidden, NotFound, ProjectLimitReached, ProjectNotFound
 from billing.selectors import bigger_plan_exists, organization_plan, plan_limits
 from diagrams.models import Pin, Project, ServiceSnapshot
 from diagrams.selectors import project_get

@@ -6,7 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.actors import Actor
-from archsvc.api.errors import PublicShareTokenNotFound
+from archsvc.exceptions import PublicShareTokenNotFound
 from archsvc.hotpath import reconnecting
 from diagrams.models import Project, PublicShareToken
 from diagrams.selectors import project_get

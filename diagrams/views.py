@@ -19,15 +19,16 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.middleware import login_redirect, page_actor
 from archsvc.api.encoding import accepts_gzip, encoded_response
-from archsvc.api.errors import ApiError, rate_limited_json, wants_page
+from archsvc.api.errors import rate_limited_json, wants_page
 from archsvc.api.params import iso, query_at
 from archsvc.api.ratelimit import client_ip, rate_limit_hit, seconds_text
-from archsvc.api.views import not_found_page
+from archsvc.exceptions import ApiError
+from archsvc.render_budget import RenderBudgetSpent, charge_renders_to
 from billing.selectors import bigger_plan_exists, organization_plan
 from billing.services import ai_credits_current
 from diagrams.api.graph_views import graph_query
 from diagrams.models import PublicShareToken
-from diagrams.render_cache import RenderBudgetSpent, charge_renders_to
+from diagrams.pages import not_found_page
 from diagrams.selectors import (
     history_page,
     is_current,

@@ -20,7 +20,7 @@ from accounts.invitations import JOIN_LOGIN_SALT, JOIN_SALT
 from accounts.models import AuthSession, Membership, User
 from accounts.services import session_start
 from accounts.tokens import session_token_encode
-from archsvc.api.errors import Forbidden
+from archsvc.exceptions import Forbidden
 
 PASSWORD = "correct-horse-battery"
 

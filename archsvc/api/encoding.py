@@ -8,8 +8,6 @@ import re
 from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_vary_headers
 
-from accounts.actors import API_KEY
-
 
 def accepts_gzip(request) -> bool:
     """Whether `Accept-Encoding` allows gzip (RFC 9110 12.5.3: `gzip`, `x-gzip` or `*`, each
@@ -98,6 +96,6 @@ def cached_response(request, cached, *, content_type: str) -> HttpResponse:
             cached.body(), content_type=content_type, gzipped=cached.gzipped
         )
     response["ETag"] = tag
-    by_key = getattr(request.user, "type", None) == API_KEY
+    by_key = getattr(request.user, "is_api_key", False)  # accounts.actors.Actor
     response["Cache-Control"] = "private, no-cache" if by_key else "private, no-store"
     return response

@@ -14,8 +14,10 @@ from django.http.request import UnreadablePostError
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
-from archsvc.api.ratelimit import refused_rate_limit_hit
+from archsvc.api.ratelimit import refused_rate_limit_hit, seconds_text
+from archsvc.exceptions import NO_CREDENTIALS, ApiError, Forbidden, ProjectNotFound
 from archsvc.logging import one_line, reason_logged
+from archsvc.render_budget import RenderBudgetSpent
 
 logger = logging.getLogger("archsvc.api")
 
@@ -24,93 +26,6 @@ logger = logging.getLogger("archsvc.api")
 NAME_REJECTED = "name_rejected"
 
 WWW_AUTHENTICATE = 'Bearer realm="archsvc", Cookie realm="archsvc" name="__session"'
-
-
-class ApiError(Exception):
-    """An error with the spec's status and code. Subclasses fix both."""
-
-    status = 400
-    code = "bad_request"
-    message = "Bad request."
-
-    def __init__(self, message: str | None = None, *, details: str | None = None):
-        super().__init__(message or self.message)
-        self.message = message or self.message
-        self.details = details
-
-
-class BadRequest(ApiError):
-    status, code, message = 400, "bad_request", "The request is invalid."
-
-
-class InvalidBillingCycle(ApiError):
-    status, code, message = 400, "invalid_billing_cycle", "billingCycle must be monthly or annual."
-
-
-NO_CREDENTIALS = (
-    "Authentication required: send `Authorization: Bearer <API key>` "
-    "(an organization's admin makes keys under Settings, API keys)."
-)
-
-
-class Unauthorized(ApiError):
-    status, code, message = 401, "unauthorized", NO_CREDENTIALS
-
-
-class PaymentRequired(ApiError):
-    status, code, message = 402, "payment_required", "This needs a paid plan."
-
-
-class ProjectLimitReached(ApiError):
-    status, code, message = 402, "project_limit_reached", "The plan's project limit is reached."
-
-
-class InsufficientAiCredits(ApiError):
-    status, code, message = 402, "insufficient_ai_credits", "No AI credits left."
-
-
-class Forbidden(ApiError):
-    status, code, message = 403, "forbidden", "You are not allowed to do this."
-
-
-class NotFound(ApiError):
-    status, code, message = 404, "not_found", "Not found."
-
-
-class ProjectNotFound(NotFound):
-    code, message = "project_not_found", "Project not found."
-
-
-class ServiceNotFound(NotFound):
-    code, message = "service_not_found", "Service not found."
-
-
-class SubscriptionNotFound(NotFound):
-    code, message = "subscription_not_found", "The organization has no subscription."
-
-
-class CustomerNotFound(NotFound):
-    code, message = "customer_not_found", "The subscription has no billing customer."
-
-
-class PublicShareTokenNotFound(NotFound):
-    code, message = "public_share_token_not_found", "The project has no public share token."
-
-
-class Conflict(ApiError):
-    status, code, message = 409, "conflict", "A concurrent update won; retry the request."
-
-
-class ServiceNameConflict(ApiError):
-    status, code, message = 409, "service_name_conflict", "A service with this name exists."
-
-
-class ResourceAlreadyExists(ApiError):
-    status, code, message = 409, "resource_already_exists", "The resource already exists."
-
-
-class ServiceUnavailable(ApiError):
-    status, code, message = 503, "internal_error", "The service is briefly unavailable; retry."
 
 
 def database_unreachable(exc: BaseException | None) -> bool:
@@ -263,7 +178,7 @@ def rate_limited_response(
 
 
 # A read refused because its organization's new drawings took RENDER_BUDGET_SECONDS this
-# minute (diagrams/render_cache.py), not because of its request budget.
+# minute (archsvc/render_budget.py), not because of its request budget.
 RENDER_BUDGET_MESSAGE = (
     "This organization's new drawings took their share of rendering time this minute; "
     "drawings already made (the same query on the same state) are still served. Retry in "
@@ -276,8 +191,6 @@ def _render_budget_spent(exc, request) -> Response:
     had said the request budget's Remaining and Reset (593 left, 40 s) beside a Retry-After
     of 58: a script pacing itself on them met 429 after 429. They now say what refused the
     request: none left until Retry-After."""
-    from archsvc.api.ratelimit import seconds_text  # it imports this module
-
     retry_after = max(1, math.ceil(exc.wait or 1))
     django_request = getattr(request, "_request", request)
     state = getattr(django_request, "rate_limit_state", None)
@@ -376,7 +289,7 @@ def exception_handler(exc, context):
             {"body": ["Send the body as JSON with Content-Type: application/json."]},
             code="bad_request",
         )
-    if getattr(exc, "render_budget", False):
+    if isinstance(exc, RenderBudgetSpent):
         return _render_budget_spent(exc, request)
     if isinstance(exc, drf.Throttled):
         return rate_limited_response(exc.wait)

@@ -22,7 +22,7 @@ import logging
 from django.conf import settings
 from django.core.cache import cache
 
-from archsvc.api.errors import BadRequest, Conflict
+from archsvc.exceptions import BadRequest, Conflict
 
 HEADER = "Idempotency-Key"
 KEY_MAX = 255

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 from django.utils.dateparse import parse_datetime
 
-from archsvc.api.errors import BadRequest
+from archsvc.exceptions import BadRequest
 
 
 def query_params(request):

@@ -9,6 +9,7 @@ from django_ratelimit.core import _split_rate, get_usage
 from rest_framework.throttling import BaseThrottle
 
 from archsvc.logging import Every
+from archsvc.render_budget import charge_renders_to
 
 logger = logging.getLogger("archsvc.ratelimit")
 
@@ -98,8 +99,6 @@ class ActorRateThrottle(BaseThrottle):
     """Every /v1 endpoint, per actor (`actor_key`)."""
 
     def allow_request(self, request, view) -> bool:
-        from diagrams.render_cache import charge_renders_to  # diagrams imports this module
-
         actor = getattr(request, "user", None)
         organization_id = getattr(actor, "organization_id", None)
         charge_renders_to(

@@ -7,7 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
-from archsvc.api.errors import NO_CREDENTIALS, Conflict, Forbidden
+from archsvc.exceptions import NO_CREDENTIALS, Conflict, Forbidden
 
 
 class ErrorResponseSerializer(serializers.Serializer):
@@ -424,7 +424,7 @@ def request_bodies(result, generator, request, public):
     - page, size and depth say their bounds, which the views enforce with a 400;
     - request components have the names in COMPONENT_NAMES, close to unknown properties
       (the spec: "Request objects reject unknown properties") and state the limits the
-      serializers enforce where drf-spectacular leaves them out (request_limits)."""
+      serializers enforce where drf-spectacular leaves them out (diagrams.api.schema)."""
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
             if not isinstance(operation, dict):
@@ -450,32 +450,10 @@ def request_bodies(result, generator, request, public):
             for old, new in renames.items()
         }
         _rename_refs(result, refs)
-    request_limits(schemas)
-    return result
-
-
-def request_limits(schemas: dict) -> None:
-    """What drf-spectacular does not write of the request serializers: a list of nested
-    serializers' `max_length` (topics, chat turns), the extras' count and key length
-    (diagrams.api.serializers.ExtrasField), and that unknown properties are refused."""
-    from diagrams.api.assistant_views import AiChatRequestSerializer
-    from diagrams.api.serializers import EXTRAS_KEY_MAX, EXTRAS_MAX, MAX_TOPICS
-
-    topics_item = {"$ref": "#/components/schemas/MessagingTopicRequest"}
-    history_max = AiChatRequestSerializer().fields["history"].max_length
     for name, schema in schemas.items():
-        if not name.endswith("Request") or schema.get("type") != "object":
-            continue
-        schema["additionalProperties"] = False
-        for key, prop in schema.get("properties", {}).items():
-            if key in ("consumes", "produces") and prop.get("items") == topics_item:
-                prop["maxItems"] = MAX_TOPICS
-            elif key == "extras":
-                prop.update(
-                    {"maxProperties": EXTRAS_MAX, "propertyNames": {"maxLength": EXTRAS_KEY_MAX}}
-                )
-            elif key == "history" and name == "AiChatRequest":
-                prop["maxItems"] = history_max
+        if name.endswith("Request") and schema.get("type") == "object":
+            schema["additionalProperties"] = False
+    return result
 
 
 def _rename_refs(node, refs: dict) -> None:

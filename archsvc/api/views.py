@@ -47,33 +47,11 @@ def handler400(request, exception=None):
 
 
 def handler404(request, exception=None):
+    """The API's 404 for /v1 paths, the site's plain 404 page elsewhere (the root URLconf
+    names diagrams.pages.handler404, whose page leads back to the project around)."""
     if request.path.startswith("/v1/"):
         return error_json(404, "not_found", _not_found_message(request.path))
-    return not_found_page(request)
-
-
-def not_found_page(request):
-    """The site's 404 page, leading back to the project the address was under."""
-    return render(request, "404.html", {"project": _project_around(request)}, status=404)
-
-
-def _project_around(request):
-    """The project a missing page was under (/projects/<id>/...), when the member may see
-    it: the 404 page then leads back to it rather than only home."""
-    import re
-
-    match = re.match(r"^/projects/([a-z0-9][a-z0-9-]{6,58}[a-z0-9])/.", request.path)
-    if not match:
-        return None
-    from accounts.middleware import page_actor
-    from archsvc.api.errors import ApiError
-    from diagrams.selectors import project_get
-
-    try:
-        actor = page_actor(request)
-        return project_get(actor=actor, project_id=match.group(1)) if actor else None
-    except ApiError:
-        return None
+    return render(request, "404.html", status=404)
 
 
 def handler500(request):

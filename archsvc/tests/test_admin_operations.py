@@ -504,7 +504,7 @@ def test_names_typed_here_follow_the_apps_rules(operator, factory):
     """A project named "ab" or "Shop\\x01Name" here came back so from the API, which refuses
     both; a key's or an organization's name took control characters too."""
     from accounts.services import api_key_create
-    from archsvc.api.errors import BadRequest
+    from archsvc.exceptions import BadRequest
 
     org = factory.org("acme")
     client = factory.member_client(factory.member(org, role="admin"), enforce_csrf=False)

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from archsvc.api.errors import InsufficientAiCredits
+from archsvc.exceptions import InsufficientAiCredits
 from billing.models import AiCredits
 from billing.services import ai_credits_spend, next_month_start
 from billing.tests.helpers import subscribe

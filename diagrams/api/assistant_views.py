@@ -1,39 +1,17 @@
 """`POST /v1/projects/{projectId}/ai/chat`: one credit a message, its own rate limit."""
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
 from rest_framework.response import Response
 
 from archsvc.api.body import read_body
 from archsvc.api.schema import error_responses
-from archsvc.api.serializers import StrictCharField, StrictSerializer
 from billing.services import ai_credits_spend
 from diagrams import selectors
 from diagrams.api.base import ProjectAPIView
+from diagrams.api.serializers import AiChatRequestSerializer, AiChatResponseSerializer
 from diagrams.api.views import PROJECT_ID
 from diagrams.assistant.context import Turn
 from diagrams.assistant.engine import assistant_answer
-
-
-class ChatTurnSerializer(StrictSerializer):
-    role = serializers.ChoiceField(choices=["user", "assistant"])
-    content = StrictCharField(min_length=1, max_length=4000, trim_whitespace=False)
-
-
-class AiChatRequestSerializer(StrictSerializer):
-    message = StrictCharField(min_length=1, max_length=4000, trim_whitespace=False)
-    history = ChatTurnSerializer(many=True, required=False, max_length=20)
-
-    def validate_message(self, value):
-        if not value.strip():
-            raise serializers.ValidationError("The message is empty.")
-        return value
-
-
-class AiChatResponseSerializer(serializers.Serializer):
-    reply = serializers.CharField()
-    references = serializers.ListField(child=serializers.CharField())
-    creditsRemaining = serializers.IntegerField(min_value=0)  # noqa: N815
 
 
 class ChatView(ProjectAPIView):

@@ -5,7 +5,7 @@ the view keeps the project instead of asking the database again."""
 from rest_framework.views import APIView
 
 from accounts.selectors import api_key_actor
-from archsvc.api.errors import ProjectNotFound
+from archsvc.exceptions import ProjectNotFound
 from diagrams import selectors
 from diagrams.models import Project
 

@@ -6,9 +6,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from archsvc.api.encoding import accepts_gzip, cached_response
-from archsvc.api.errors import BadRequest
 from archsvc.api.params import iso, query_at, query_int, query_params
 from archsvc.api.schema import IF_NONE_MATCH, NOT_MODIFIED, error_responses
+from archsvc.exceptions import BadRequest
 from diagrams import selectors
 from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import ProjectGraphSerializer

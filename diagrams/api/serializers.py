@@ -379,3 +379,24 @@ class ProjectGraphSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "ProjectGraph"
+
+
+class ChatTurnSerializer(StrictSerializer):
+    role = serializers.ChoiceField(choices=["user", "assistant"])
+    content = StrictCharField(min_length=1, max_length=4000, trim_whitespace=False)
+
+
+class AiChatRequestSerializer(StrictSerializer):
+    message = StrictCharField(min_length=1, max_length=4000, trim_whitespace=False)
+    history = ChatTurnSerializer(many=True, required=False, max_length=20)
+
+    def validate_message(self, value):
+        if not value.strip():
+            raise serializers.ValidationError("The message is empty.")
+        return value
+
+
+class AiChatResponseSerializer(serializers.Serializer):
+    reply = serializers.CharField()
+    references = serializers.ListField(child=serializers.CharField())
+    creditsRemaining = serializers.IntegerField(min_value=0)  # noqa: N815

@@ -8,10 +8,10 @@ from rest_framework.response import Response
 
 from archsvc.api.body import read_body
 from archsvc.api.encoding import accepts_gzip, cached_response, entity_tags
-from archsvc.api.errors import BadRequest, Conflict, ServiceNotFound
 from archsvc.api.pagination import page_envelope
 from archsvc.api.params import iso, query_at, query_int
 from archsvc.api.schema import IF_MATCH, IF_NONE_MATCH, NOT_MODIFIED, error_responses
+from archsvc.exceptions import BadRequest, Conflict, ServiceNotFound
 from diagrams import selectors, service_writes
 from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import (

@@ -9,10 +9,10 @@ from rest_framework.views import APIView
 from accounts.selectors import api_key_actor
 from archsvc.api import idempotency
 from archsvc.api.body import read_body
-from archsvc.api.errors import BadRequest, Forbidden
 from archsvc.api.pagination import page_envelope
 from archsvc.api.params import query_bool, query_int, query_text
 from archsvc.api.schema import IDEMPOTENCY_KEY, error_responses
+from archsvc.exceptions import BadRequest, Forbidden
 from diagrams import selectors, services
 from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import (

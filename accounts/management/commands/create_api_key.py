@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import ApiKey, Organization
 from accounts.services import api_key_create
-from archsvc.api.errors import ApiError
+from archsvc.exceptions import ApiError
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from django.utils.text import slugify
 
 from accounts.models import Organization, User
 from accounts.services import member_create
-from archsvc.api.errors import ApiError
+from archsvc.exceptions import ApiError
 
 
 class Command(BaseCommand):

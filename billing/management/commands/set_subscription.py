@@ -3,7 +3,7 @@ import logging
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Organization
-from archsvc.api.errors import ApiError
+from archsvc.exceptions import ApiError
 from billing.models import Subscription
 from billing.services import subscription_set
 
