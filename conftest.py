@@ -22,8 +22,8 @@ def _fast_password_hashing(settings):
 def _fresh_cache():
     """Rate-limit counters, cached renders (shared and per-worker) and the assistant's kept
     contexts do not leak from one test into the next."""
+    from diagrams.assistant.project_context import assistant_contexts
     from diagrams.render_cache import local_renders
-    from diagrams.selectors import assistant_contexts
 
     cache.clear()
     local_renders.clear()

@@ -326,7 +326,7 @@ ASSISTANT_TIMEOUT_SECONDS = env_int("ASSISTANT_TIMEOUT_SECONDS", 20)
 # entities, history, name index: about 7.5 KB a service, a history event a twelfth of
 # that) for the next question on the same state, up to this many services' worth in all; a
 # project over half of it is not kept.
-# 0: rebuilt for every question. (selectors.assistant_context)
+# 0: rebuilt for every question. (diagrams.assistant.project_context)
 ASSISTANT_KEPT_SERVICES = env_int("ASSISTANT_KEPT_SERVICES", 8000)
 
 REST_FRAMEWORK = {

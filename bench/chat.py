@@ -57,7 +57,7 @@ def main() -> None:
     from accounts.models import ApiKey
     from accounts.services import api_key_create, member_create
     from billing.models import AiCredits
-    from diagrams.selectors import assistant_contexts
+    from diagrams.assistant.project_context import assistant_contexts
     from diagrams.service_writes import service_create
     from diagrams.services import project_create
 

@@ -266,8 +266,8 @@ def main() -> None:
     from accounts.services import session_start
     from archsvc.tests.servers import AppServer
     from bench.viewer import median, seed
+    from diagrams.drawings import project_entities_cached
     from diagrams.models import Project
-    from diagrams.selectors import project_entities_cached
     from diagrams.sharing import share_token_rotate
 
     big, membership = seed([args.big] if args.big else [])  # migrate, seed_demo, domains-N

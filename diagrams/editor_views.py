@@ -21,12 +21,12 @@ from diagrams.api.serializers import (
     ServiceCreateSerializer,
     ServiceUpdateSerializer,
 )
+from diagrams.drawings import project_entities_cached
 from diagrams.history import topic_line
 from diagrams.pages import not_found_page
 from diagrams.selectors import (
     history_page,
     history_service,
-    project_entities_cached,
     project_get,
     service_at,
     service_deleted_as,

@@ -1,5 +1,9 @@
-"""Field-level changes between two snapshots of a service (ServiceSnapshotDiff, CONTRACT 9).
-Plain data in, plain data out."""
+"""History in words: field-level changes between two snapshots of a service
+(ServiceSnapshotDiff, CONTRACT 9), what a change did, and whether a moment is the present."""
+
+from datetime import datetime
+
+from django.utils import timezone
 
 FIELDS = ("name", "description", "category", "owner", "flows", "consumes", "produces")
 
@@ -62,3 +66,45 @@ def topic_line(topic: dict) -> str:
     if topic.get("extras"):
         parts.append("extras: " + ", ".join(f"{k}={v}" for k, v in topic["extras"].items()))
     return f"{topic.get('name')} ({'; '.join(parts)})" if parts else str(topic.get("name"))
+
+
+def is_current(at: datetime | None) -> bool:
+    """Whether a read `at` this time is of the current state (no time, or one not yet
+    come); the render cache keys on it too."""
+    return at is None or at >= timezone.now()
+
+
+def _topic_names(topics) -> list[str]:
+    return [topic["name"] for topic in topics or () if isinstance(topic, dict) and "name" in topic]
+
+
+def change_words(old, new, *, most: int = 4) -> str:
+    """What a change did, in a few words, from the snapshot before it (None: unknown, or a
+    creation): "renamed from Warehouse", "stopped consuming orders.confirmed", "owner
+    team-a -> team-b". The assistant's list of changes said only who changed what service;
+    on call, what it did is the question. At most `most` parts, then how many more."""
+    if old is None or new.action in ("created", "deleted"):
+        return ""
+    parts = []
+    if old.name != new.name:
+        parts.append(f"renamed from {old.name}")
+    for direction, word in (("consumes", "consuming"), ("produces", "producing")):
+        was, now = _topic_names(getattr(old, direction)), _topic_names(getattr(new, direction))
+        gone = [name for name in was if name not in now]
+        came = [name for name in now if name not in was]
+        if gone:
+            parts.append(f"stopped {word} {', '.join(gone)}")
+        if came:
+            parts.append(f"started {word} {', '.join(came)}")
+    for field in ("owner", "category"):
+        was, now = getattr(old, field), getattr(new, field)
+        if was != now:
+            parts.append(f"{field} {was or 'none'} -> {now or 'none'}")
+    for field, label in (("description", "description"), ("flows", "flows"), ("extras", "extras")):
+        if (getattr(old, field) or None) != (getattr(new, field) or None):
+            parts.append(f"{label} changed")
+    if not parts and (old.consumes, old.produces) != (new.consumes, new.produces):
+        # a topic's category or owner, as this service declares it
+        return "topic details changed"
+    more = len(parts) - most
+    return "; ".join(parts[:most]) + (f"; and {more} more" if more > 0 else "")

@@ -42,6 +42,7 @@ from django.utils import timezone
 from archsvc.api.params import iso
 from archsvc.logging import Every
 from archsvc.render_budget import budget_charge, budget_check, refusal_waived
+from diagrams.history import is_current
 
 logger = logging.getLogger("archsvc.render_cache")
 # the cache unreachable: once every 10 s with the reason (a traceback at every read, twice
@@ -54,7 +55,7 @@ _cache_down = Every(
 )
 
 # Every module whose code decides the bytes of a cached read: the renderers and the
-# entities, the selectors that build the graph and its header (`_when_label`), the wire
+# entities, the selectors and drawings that build the graph and its header (`_when_label`), the wire
 # form of services (service_views.service_json), timestamps (params.iso), entity ids
 # (slugs), and this module, which decides what a cached value is. A deploy that changes
 # any of them changes every key and every ETag (diagrams/tests/test_render_cache.py checks
@@ -63,6 +64,8 @@ _PACKAGE = Path(__file__).resolve().parent
 _SOURCES = sorted((_PACKAGE / "rendering").glob("*.py")) + [
     _PACKAGE / "entities.py",
     _PACKAGE / "selectors.py",
+    _PACKAGE / "drawings.py",
+    _PACKAGE / "history.py",
     _PACKAGE / "slugs.py",
     _PACKAGE / "api" / "service_views.py",
     _PACKAGE.parent / "archsvc" / "api" / "params.py",
@@ -91,8 +94,6 @@ def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind:
     snapshots from now on, so the services as of then never change, and only the project's
     name, drawn in the header, can change what those show. Writes then leave time travel's
     renders and ETags alone."""
-    from diagrams.selectors import is_current
-
     settled = (
         kind in SETTLED_KINDS
         and at is not None

@@ -4,9 +4,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
-import networkx as nx
 from django.db.models import OuterRef, Q, QuerySet, Subquery
-from django.utils import timezone
 
 from accounts.actors import Actor
 from accounts.models import Organization
@@ -20,7 +18,6 @@ from accounts.selectors import (
     api_key_actor_from_row,
     api_key_token,
 )
-from archsvc.api.params import iso
 from archsvc.exceptions import NotFound, ProjectNotFound, ServiceNotFound
 from archsvc.hotpath import (
     Columns,
@@ -32,12 +29,8 @@ from archsvc.hotpath import (
     select_list,
 )
 from diagrams.entities import ServiceState, project_entities
-from diagrams.history import snapshot_changes
+from diagrams.history import is_current, snapshot_changes
 from diagrams.models import Pin, Project, Service, ServiceSnapshot
-from diagrams.render_cache import LocalRenders, gc_paused, json_value, layout_cached
-from diagrams.rendering.graph import graph_filter, project_graph
-from diagrams.rendering.layout import Layout
-from diagrams.rendering.svg import graph_origin
 from diagrams.slugs import is_project_id
 
 
@@ -264,12 +257,6 @@ def pin_list(*, actor: Actor) -> list[Pin]:
 
 
 # --- Services at any time -------------------------------------------------------------------
-
-
-def is_current(at: datetime | None) -> bool:
-    """Whether a read `at` this time is of the current state (no time, or one not yet
-    come); the render cache keys on it too."""
-    return at is None or at >= timezone.now()
 
 
 def live_snapshots(*, project: Project, at: datetime | None = None) -> QuerySet[ServiceSnapshot]:
@@ -519,257 +506,3 @@ def snapshot_fields(snapshot: ServiceSnapshot) -> dict:
         "produces": snapshot.produces,
         "extras": snapshot.extras,
     }
-
-
-# --- Graph renderings -----------------------------------------------------------------------
-
-
-def project_graph_view(
-    *, project: Project, at: datetime | None, filtered_ids: list[str], depth: int | None
-) -> tuple[nx.DiGraph, Layout, dict]:
-    """The project's graph as of `at`, focused on `filtered_ids` within `depth` hops, and
-    its layout; plus the header texts. Category ids in a focus are the same as in
-    /entities (computed over the whole project)."""
-    graph = project_graph_only(project=project, at=at, filtered_ids=filtered_ids, depth=depth)
-    layout = layout_cached(graph, origin=graph_origin())
-    return graph, layout, {"title": project.name, "when": _when_label(project, at)}
-
-
-def project_graph_only(
-    *, project: Project, at: datetime | None, filtered_ids: list[str], depth: int | None
-) -> nx.DiGraph:
-    """The project's graph as of `at`, focused when `filtered_ids` are given."""
-    graph, entities = project_graph(project_state(project=project, at=at))
-    if filtered_ids:
-        graph = graph_filter(graph, entities, filtered_ids, depth if depth is not None else 1)
-    return graph
-
-
-def _when_label(project: Project, at: datetime | None) -> str:
-    if at is not None and not is_current(at):
-        if at < project.created_at:  # "Nothing to show yet" would not say why
-            return (
-                f"As of {at.year:04d}-{at:%m-%d %H:%M:%S} UTC, before the project was created "
-                f"({project.created_at:%Y-%m-%d %H:%M} UTC)"
-            )
-        return f"As of {at.year:04d}-{at:%m-%d %H:%M:%S} UTC"  # %Y writes the year 1 as "1"
-    return f"Current state · last change {project.updated_at:%Y-%m-%d %H:%M} UTC"
-
-
-# --- The assistant's view of a project ------------------------------------------------------
-
-
-def _services_known(context) -> int:
-    """A kept context's size in services' worth of memory (about 7.5 KB each): its services,
-    and its history events, about a twelfth of that each (up to 5,000 of them: about 600
-    bytes an event with what it did in words, `HistoryEvent.what`)."""
-    return 1 + len(context.entities["services"]) + len(context.history) // 12
-
-
-assistant_contexts = LocalRenders("ASSISTANT_KEPT_SERVICES", size=_services_known, largest=0.5)
-
-
-def assistant_context(*, project: Project):
-    """The project's current graph and its history (newest first, the latest 5,000 events):
-    all the assistant may read. Each worker keeps it, with its name index, for the next
-    question on the same state (ASSISTANT_KEPT_SERVICES): a chat is several questions in a
-    row, and on 1,000 services loading and indexing the project is most of each answer's
-    time. Its key is the project's state (`updated_at`, which every write moves), so a kept
-    context is never stale; `now` is the time of each question."""
-    key = (project.id, iso(project.updated_at))
-    kept = assistant_contexts.get(key)
-    if kept is None:
-        with gc_paused():  # as a render: objects that all live on, nothing to collect
-            kept = _assistant_context_built(project=project)
-            kept.names  # noqa: B018 - built now, so that it is kept with the rest
-        assistant_contexts.put(key, kept)
-    return kept.asked_at(timezone.now())
-
-
-def _assistant_context_built(*, project: Project):
-    from diagrams.assistant.context import AssistantContext, HistoryEvent
-
-    graph, entities = project_graph(project_state(project=project))
-    snapshots = list(
-        ServiceSnapshot.objects.filter(project=project).order_by("-valid_from", "-version")[:5000]
-    )
-    # each snapshot's previous version (the next older one of its service in the list)
-    before: dict = {}
-    previous: dict = {}
-    for snapshot in reversed(snapshots):
-        previous[snapshot.pk] = before.get(snapshot.service_id)
-        before[snapshot.service_id] = snapshot
-    events = [
-        HistoryEvent(
-            at=s.valid_from,
-            action=s.action,
-            service_slug=s.slug,
-            service_name=s.name,
-            actor=s.actor,
-            service=str(s.service_id),
-            what=change_words(previous[s.pk], s),
-        )
-        for s in snapshots
-    ]
-    return AssistantContext(
-        project_name=project.name, graph=graph, entities=entities, history=events
-    )
-
-
-def _topic_names(topics) -> list[str]:
-    return [topic["name"] for topic in topics or () if isinstance(topic, dict) and "name" in topic]
-
-
-def change_words(old, new, *, most: int = 4) -> str:
-    """What a change did, in a few words, from the snapshot before it (None: unknown, or a
-    creation): "renamed from Warehouse", "stopped consuming orders.confirmed", "owner
-    team-a -> team-b". The assistant's list of changes said only who changed what service;
-    on call, what it did is the question. At most `most` parts, then how many more."""
-    if old is None or new.action in ("created", "deleted"):
-        return ""
-    parts = []
-    if old.name != new.name:
-        parts.append(f"renamed from {old.name}")
-    for direction, word in (("consumes", "consuming"), ("produces", "producing")):
-        was, now = _topic_names(getattr(old, direction)), _topic_names(getattr(new, direction))
-        gone = [name for name in was if name not in now]
-        came = [name for name in now if name not in was]
-        if gone:
-            parts.append(f"stopped {word} {', '.join(gone)}")
-        if came:
-            parts.append(f"started {word} {', '.join(came)}")
-    for field in ("owner", "category"):
-        was, now = getattr(old, field), getattr(new, field)
-        if was != now:
-            parts.append(f"{field} {was or 'none'} -> {now or 'none'}")
-    for field, label in (("description", "description"), ("flows", "flows"), ("extras", "extras")):
-        if (getattr(old, field) or None) != (getattr(new, field) or None):
-            parts.append(f"{label} changed")
-    if not parts and (old.consumes, old.produces) != (new.consumes, new.produces):
-        # a topic's category or owner, as this service declares it
-        return "topic details changed"
-    more = len(parts) - most
-    return "; ".join(parts[:most]) + (f"; and {more} more" if more > 0 else "")
-
-
-def _read_label(project: Project, at, kind: str, filtered_ids: list[str], depth) -> str:
-    """What the render cache's logs call a cached read: "svg of <project id>", with its
-    `at` and filters when it has them."""
-    label = f"{kind} of {project.id}"
-    if at is not None:
-        label += f" at {iso(at)}"
-    if filtered_ids:
-        label += f", {len(filtered_ids)} filtered ids, depth {depth}"
-    return label
-
-
-def project_render(
-    *,
-    project: Project,
-    at: datetime | None,
-    filtered_ids: list[str],
-    depth: int | None,
-    kind: str,
-    query_echo: str | None = None,
-    gzipped: bool = False,
-) -> bytes:
-    """The project's graph rendered as `svg`, `mermaid` or `json` (the encoded
-    ProjectGraph), as UTF-8 bytes, from the shared cache when this state was rendered
-    before; gzip bytes when `gzipped`."""
-    return project_rendering(
-        project=project,
-        at=at,
-        filtered_ids=filtered_ids,
-        depth=depth,
-        kind=kind,
-        query_echo=query_echo,
-        gzipped=gzipped,
-    ).body()
-
-
-def project_rendering(
-    *,
-    project: Project,
-    at: datetime | None,
-    filtered_ids: list[str],
-    depth: int | None,
-    kind: str,
-    query_echo: str | None = None,
-    gzipped: bool = False,
-):
-    """project_render as a render_cache.CachedRead: its entity tag, and its bytes when
-    asked for."""
-    from diagrams.render_cache import CachedRead, json_bytes, render_key
-    from diagrams.rendering.document import project_graph_json
-    from diagrams.rendering.mermaid import mermaid_flowchart
-    from diagrams.rendering.svg import svg_document, svg_size
-
-    def compute():
-        if kind == "mermaid":
-            return mermaid_flowchart(
-                project_graph_only(project=project, at=at, filtered_ids=filtered_ids, depth=depth)
-            )
-        graph, layout, header = project_graph_view(
-            project=project, at=at, filtered_ids=filtered_ids, depth=depth
-        )
-        if kind == "svg":
-            return svg_document(graph, layout, **header, focused=bool(filtered_ids))
-        width, height = svg_size(graph, layout, **header)
-        return json_bytes(
-            project_graph_json(
-                graph,
-                layout,
-                project_id=project.id,
-                at=query_echo,
-                filtered_ids=filtered_ids,
-                depth=depth if filtered_ids else None,
-                width=width,
-                height=height,
-            )
-        )
-
-    key = render_key(project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind=kind)
-    label = _read_label(project, at, kind, filtered_ids, depth)
-    return CachedRead(key, compute, gzipped=gzipped, label=label)
-
-
-def project_read_cached(
-    *, project: Project, at: datetime | None, kind: str, compute, gzipped: bool = False
-):
-    """A read of the project's state (services, entities) as a render_cache.CachedRead of
-    encoded JSON (gzip bytes when `gzipped`), cached under the project's state like the
-    renders: any write to the project makes it unreachable. The current state is read
-    even when the caller's render budget is spent (it is still charged): it is data, not a
-    drawing, one per write at most, and a script that writes and then reads its services
-    must not be refused for a colleague's time travel (a review locked an organization out
-    of its services list with three people dragging a 3,000-service project's slider)."""
-    from diagrams.render_cache import CachedRead, json_bytes, render_key
-
-    # a time to come is the current state (CONTRACT 7), and these bodies do not echo `at`:
-    # one key for all of them, so each `at` to come is not a computation of its own
-    current = is_current(at)
-    key = render_key(
-        project=project, at=None if current else at, filtered_ids=[], depth=None, kind=kind
-    )
-    label = _read_label(project, at, kind, [], None)
-    return CachedRead(
-        key,
-        lambda: json_bytes(compute()),
-        gzipped=gzipped,
-        label=label,
-        refusable=not current,
-    )
-
-
-def project_entities_cached(*, project: Project, at: datetime | None = None) -> dict:
-    """The project's ProjectEntities (now, or as of `at`), through the render cache under
-    the same key as `GET .../entities` (one render serves the pages and the API). For the
-    pages: on a project of 1,000 services, building them took 45-100 ms of every page
-    load; reading the cached JSON back takes 7."""
-    read = project_read_cached(
-        project=project,
-        at=at,
-        kind="entities",
-        compute=lambda: project_entities_at(project=project, at=at),
-    )
-    return json_value(read.body())

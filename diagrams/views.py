@@ -27,16 +27,11 @@ from archsvc.render_budget import RenderBudgetSpent, charge_renders_to
 from billing.selectors import bigger_plan_exists, organization_plan
 from billing.services import ai_credits_current
 from diagrams.api.graph_views import graph_query
+from diagrams.drawings import project_entities_cached, project_render
+from diagrams.history import is_current
 from diagrams.models import PublicShareToken
 from diagrams.pages import not_found_page
-from diagrams.selectors import (
-    history_page,
-    is_current,
-    past_services_fate,
-    project_entities_cached,
-    project_get,
-    project_render,
-)
+from diagrams.selectors import history_page, past_services_fate, project_get
 from diagrams.sharing import share_token_revoke, share_token_rotate, shared_project
 
 PAGE_CSP = (

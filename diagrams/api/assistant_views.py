@@ -6,10 +6,10 @@ from rest_framework.response import Response
 from archsvc.api.body import read_body
 from archsvc.api.schema import error_responses
 from billing.services import ai_credits_spend
-from diagrams import selectors
 from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import AiChatRequestSerializer, AiChatResponseSerializer
 from diagrams.api.views import PROJECT_ID
+from diagrams.assistant import project_context
 from diagrams.assistant.context import Turn
 from diagrams.assistant.engine import assistant_answer
 
@@ -28,7 +28,7 @@ class ChatView(ProjectAPIView):
         project = self.project(request, project_id)
         body = read_body(request, AiChatRequestSerializer)
         remaining = ai_credits_spend(organization=request.user.organization)  # 402: nothing
-        context = selectors.assistant_context(project=project)
+        context = project_context.assistant_context(project=project)
         history = [Turn(t["role"], t["content"]) for t in body.get("history", [])]
         answer = assistant_answer(context, body["message"], history)
         return Response(

@@ -9,7 +9,7 @@ from archsvc.api.encoding import accepts_gzip, cached_response
 from archsvc.api.params import iso, query_at, query_int, query_params
 from archsvc.api.schema import IF_NONE_MATCH, NOT_MODIFIED, error_responses
 from archsvc.exceptions import BadRequest
-from diagrams import selectors
+from diagrams import drawings
 from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import ProjectGraphSerializer
 from diagrams.api.views import PROJECT_ID
@@ -69,7 +69,7 @@ def _rendered(
     project = view.project(request, project_id)
     filtered_ids, depth, at = graph_query(request)
     gzipped = accepts_gzip(request)
-    cached = selectors.project_rendering(
+    cached = drawings.project_rendering(
         project=project,
         at=at,
         filtered_ids=filtered_ids,

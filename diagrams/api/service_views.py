@@ -12,7 +12,7 @@ from archsvc.api.pagination import page_envelope
 from archsvc.api.params import iso, query_at, query_int
 from archsvc.api.schema import IF_MATCH, IF_NONE_MATCH, NOT_MODIFIED, error_responses
 from archsvc.exceptions import BadRequest, Conflict, ServiceNotFound
-from diagrams import selectors, service_writes
+from diagrams import drawings, selectors, service_writes
 from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import (
     ProjectEntitiesSerializer,
@@ -155,7 +155,7 @@ class ServiceListView(ProjectAPIView):
         project = self.project(request, project_id)
         at = query_at(request)
         gzipped = accepts_gzip(request)
-        cached = selectors.project_read_cached(
+        cached = drawings.project_read_cached(
             project=project,
             at=at,
             kind="services",
@@ -301,7 +301,7 @@ class EntitiesView(ProjectAPIView):
         project = self.project(request, project_id)
         at = query_at(request)
         gzipped = accepts_gzip(request)
-        cached = selectors.project_read_cached(
+        cached = drawings.project_read_cached(
             project=project,
             at=at,
             kind="entities",

@@ -328,7 +328,7 @@ def _cycle_facts(graph: nx.DiGraph) -> tuple:
 
 def _derived(context: AssistantContext, name: str, work):
     """`work()`, done once per project state: the context is kept for the next question
-    on the same state (selectors.assistant_context)."""
+    on the same state (project_context.assistant_context)."""
     if name not in context.derived:
         context.derived[name] = work()
     return context.derived[name]

@@ -304,7 +304,7 @@ def test_a_kept_context_is_measured_by_its_history_too():
 
     from diagrams.assistant.context import HistoryEvent
     from diagrams.assistant.evaluation import architecture_context
-    from diagrams.selectors import _services_known
+    from diagrams.assistant.project_context import _services_known
 
     context = architecture_context({"name": "One", "services": [{"name": "Solo"}]})
     assert _services_known(context) == 2

@@ -6,7 +6,7 @@ import gzip
 from django.core.cache import cache
 from django.test import Client
 
-from diagrams import render_cache
+from diagrams import drawings, render_cache
 from diagrams.tests.helpers import new_project, new_service, put
 
 
@@ -84,8 +84,8 @@ def test_keys_carry_the_version_of_the_rendering_code(api):
         svg.svg_document,
         mermaid.mermaid_flowchart,
         entities.project_entities,
-        selectors.project_graph_view,
-        selectors._when_label,
+        drawings.project_graph_view,
+        drawings._when_label,
         selectors.services_at,
         service_views.service_json,
         service_views.topic_json,
