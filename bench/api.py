@@ -151,8 +151,8 @@ def seed(
     from accounts.actors import actor_for_api_key
     from accounts.models import ApiKey
     from accounts.services import api_key_create, member_create
+    from diagrams.project_writes import project_create
     from diagrams.service_writes import service_create
-    from diagrams.services import project_create
 
     membership = member_create(email="bench@example.com", org_slug="bench", role="admin")
     key, token = api_key_create(

@@ -58,8 +58,8 @@ def main() -> None:
     from accounts.services import api_key_create, member_create
     from billing.models import AiCredits
     from diagrams.assistant.project_context import assistant_contexts
+    from diagrams.project_writes import project_create
     from diagrams.service_writes import service_create
-    from diagrams.services import project_create
 
     call_command("migrate", verbosity=0)
     membership = member_create(email="bench@example.com", org_slug="bench", role="admin")

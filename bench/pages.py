@@ -61,8 +61,8 @@ def main() -> None:
         if not (ARCHITECTURES / f"domains-{size}.json").exists():
             continue
         from accounts.actors import actor_for_membership
+        from diagrams.project_writes import project_create
         from diagrams.service_writes import service_create
-        from diagrams.services import project_create
 
         actor = actor_for_membership(membership)
         big[size] = project_create(actor=actor, name=f"Domains {size}", description="").id

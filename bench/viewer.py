@@ -70,8 +70,8 @@ def seed(sizes: list[int]) -> tuple[dict[int, str], object]:
 
     from accounts.actors import actor_for_membership
     from accounts.models import Membership
+    from diagrams.project_writes import project_create
     from diagrams.service_writes import service_create
-    from diagrams.services import project_create
 
     call_command("migrate", verbosity=0)
     call_command("seed_demo", stdout=open(os.devnull, "w"))

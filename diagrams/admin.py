@@ -92,7 +92,7 @@ class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
     (whose history rows are otherwise never deleted here); its confirmation counts them."""
 
     def delete_model(self, request, obj):
-        from diagrams.services import project_delete_logged
+        from diagrams.project_writes import project_delete_logged
 
         project_delete_logged(obj, by=f"operator {request.user.email}")
 

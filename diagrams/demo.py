@@ -12,8 +12,8 @@ from accounts.actors import actor_for_membership
 from accounts.models import Membership, Organization
 from accounts.services import member_create
 from diagrams.models import Project, Service, ServiceSnapshot
+from diagrams.project_writes import project_create
 from diagrams.service_writes import service_create, service_delete, service_update
-from diagrams.services import project_create
 
 DEMO_PROJECT_NAME = "Online shop"
 

@@ -14,7 +14,7 @@ from accounts.selectors import user_memberships
 from archsvc.api.params import page_number
 from archsvc.exceptions import ApiError
 from billing.selectors import limits_for_page
-from diagrams import selectors, services
+from diagrams import project_writes, selectors
 from diagrams.api.serializers import ProjectCreateSerializer, ProjectUpdateSerializer
 from diagrams.models import PublicShareToken
 from diagrams.pages import not_found_page
@@ -43,7 +43,7 @@ def projects_page(request):
         errors = _project_form_errors(ProjectCreateSerializer, form)
         if not errors:
             try:
-                project = services.project_create(actor=actor, **form)
+                project = project_writes.project_create(actor=actor, **form)
                 messages.success(request, "Project created. Add its first service below.")
                 return redirect(f"/projects/{project.id}/")
             except ApiError as failure:
@@ -159,12 +159,12 @@ def project_action(request, project_id: str, action: str):
         return _login(request)
     try:
         if action == "pin":
-            services.pin_create(actor=actor, project_id=project_id)
+            project_writes.pin_create(actor=actor, project_id=project_id)
         elif action == "unpin":
-            services.pin_delete(actor=actor, project_id=project_id)
+            project_writes.pin_delete(actor=actor, project_id=project_id)
         elif action in ("archive", "unarchive"):
-            project = services.project_update(
-                actor=actor, project_id=project_id, archived=action == "archive"
+            project = project_writes.project_update(
+                actor=actor, project_id=project_id, changes={"archived": action == "archive"}
             )
             if action == "archive":
                 messages.success(
@@ -185,7 +185,7 @@ def project_action(request, project_id: str, action: str):
                 )
         elif action == "duplicate":
             source = selectors.project_get(actor=actor, project_id=project_id)
-            copy = services.project_duplicate(
+            copy = project_writes.project_duplicate(
                 actor=actor, project_id=project_id, name=copy_name(source.name)
             )
             messages.success(
@@ -273,7 +273,7 @@ def project_delete_page(request, project_id: str):
                 status=400,
             )
         try:
-            services.project_delete(actor=actor, project_id=project_id)
+            project_writes.project_delete(actor=actor, project_id=project_id)
         except ApiError as failure:
             return render(
                 request,
@@ -315,7 +315,7 @@ def project_details_page(request, project_id: str):
         errors = _project_form_errors(ProjectUpdateSerializer, form)
         if not errors:
             try:
-                services.project_update(actor=actor, project_id=project_id, **form)
+                project_writes.project_update(actor=actor, project_id=project_id, changes=form)
             except ApiError as failure:
                 errors["name"] = failure.message
             else:

@@ -158,6 +158,23 @@ def _project_conditions(
     return conditions, params
 
 
+def _projects_page_sql(organization: str, conditions: list[str], *, order: str, key: bool):
+    """The SELECT of a page of projects with its total (a window count), and its WHERE:
+    the projects of `organization` (a placeholder or a column) that meet `conditions`;
+    `key`: joined to the bearer key's row (API_KEY_ROW), which comes back even with no
+    project."""
+    where = " AND ".join([f'p."organization_id" = {organization}', *conditions])
+    columns = f'{_PROJECT_COLUMNS}, COUNT(p."id") OVER ()'
+    if key:
+        sql = (
+            f"SELECT {API_KEY_ROW_COLUMNS}, {columns} FROM {API_KEY_ROW_FROM} "  # noqa: S608
+            f"LEFT JOIN {_PROJECT_TABLE} ON {where} WHERE {API_KEY_ROW_WHERE} {order}"
+        )
+    else:
+        sql = f"SELECT {columns} FROM {_PROJECT_TABLE} WHERE {where} {order}"  # noqa: S608
+    return sql, where
+
+
 def project_list(
     *,
     actor: Actor,
@@ -182,17 +199,12 @@ def project_list(
         query=query,
         created_by_ref=created_by_ref,
     )
-    where = " AND ".join(['p."organization_id" = %s', *conditions])
     params = [actor.organization_id, *params]
     order, order_params = (
         (_PINNED_FIRST_ORDER, [actor.ref]) if pinned_first else (_PROJECT_ORDER, [])
     )
-    rows = fetch_rows(
-        f"SELECT {_PROJECT_COLUMNS}, COUNT(*) OVER () FROM {_PROJECT_TABLE} "  # noqa: S608
-        f"WHERE {where} {order}",
-        [actor.ref, *params, *order_params, size, page * size],
-        _PAGE_ROW,
-    )
+    sql, where = _projects_page_sql("%s", conditions, order=order, key=False)
+    rows = fetch_rows(sql, [actor.ref, *params, *order_params, size, page * size], _PAGE_ROW)
     if not rows:
         total = (
             fetch_row(
@@ -229,14 +241,10 @@ def api_key_actor_and_project_page(
         created_by=created_by,
         query=query,
     )
-    joined = " AND ".join(['p."organization_id" = k."organization_id"', *conditions])
+    sql, _ = _projects_page_sql('k."organization_id"', conditions, order=_PROJECT_ORDER, key=True)
     rows = reconnecting(
         lambda: fetch_rows(
-            f'SELECT {API_KEY_ROW_COLUMNS}, {_PROJECT_COLUMNS}, COUNT(p."id") OVER () '  # noqa: S608
-            f"FROM {API_KEY_ROW_FROM} LEFT JOIN {_PROJECT_TABLE} ON {joined} "
-            f"WHERE {API_KEY_ROW_WHERE} {_PROJECT_ORDER}",
-            [verified.actor_ref, *params, verified.key_id, size, page * size],
-            None,
+            sql, [verified.actor_ref, *params, verified.key_id, size, page * size], None
         )
     )
     if not rows:

@@ -60,7 +60,9 @@ def _stored(snapshot: ServiceSnapshot) -> dict:
     }
 
 
-def _project_locked(*, actor: Actor, project_id: str) -> Project:
+def project_locked(*, actor: Actor, project_id: str) -> Project:
+    """The project of the actor's organization, its row locked until the transaction ends:
+    writers of one project queue here. ProjectNotFound for any other."""
     if not is_project_id(project_id):
         raise ProjectNotFound()
     project = (
@@ -167,7 +169,7 @@ def _snapshot(
 def service_create(*, actor: Actor, project_id: str, data: dict) -> ServiceSnapshot:
     """A new service (version 1). 409 `service_name_conflict` when a live service of the
     project has the same slug."""
-    project = _project_locked(actor=actor, project_id=project_id)
+    project = project_locked(actor=actor, project_id=project_id)
     fields = _fields(data)
     clash = service_name_clash(project=project, name=fields["name"])
     if clash is not None:
@@ -237,7 +239,7 @@ def service_update(
     """Partial update: a new current snapshot; a new name moves the slug (`renamed`).
     `expected`: the versions the caller means to write over (the service editor's form, an
     API client's If-Match); None, any."""
-    project = _project_locked(actor=actor, project_id=project_id)
+    project = project_locked(actor=actor, project_id=project_id)
     current = _current_locked(project=project, slug=slug)
     _check_expected(current, expected)
     fields = _fields(data, base=_stored(current))
@@ -276,7 +278,7 @@ def service_delete(
 ) -> None:
     """A tombstone snapshot: gone from now on, readable before; the name is free again.
     `expected` as for service_update."""
-    project = _project_locked(actor=actor, project_id=project_id)
+    project = project_locked(actor=actor, project_id=project_id)
     current = _current_locked(project=project, slug=slug)
     _check_expected(current, expected)
     now = _after(current.valid_from)

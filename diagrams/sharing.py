@@ -9,8 +9,8 @@ from accounts.actors import Actor
 from archsvc.exceptions import PublicShareTokenNotFound
 from archsvc.hotpath import reconnecting
 from diagrams.models import Project, PublicShareToken
+from diagrams.project_writes import project_for_management
 from diagrams.selectors import project_get
-from diagrams.services import project_for_management
 
 
 @transaction.atomic

@@ -14,8 +14,8 @@ from accounts.models import ApiKey
 from accounts.services import api_key_revoke
 from archsvc.tests.servers import AppServer
 from conftest import requires_postgres, requires_redis
+from diagrams.project_writes import project_create
 from diagrams.service_writes import service_create
-from diagrams.services import project_create
 
 
 def call(server, method, path, token, body=None):

@@ -12,8 +12,8 @@ from archsvc.api.body import read_body
 from archsvc.api.pagination import page_envelope
 from archsvc.api.params import query_bool, query_int, query_text
 from archsvc.api.schema import IDEMPOTENCY_KEY, error_responses
-from archsvc.exceptions import BadRequest, Forbidden
-from diagrams import selectors, services
+from archsvc.exceptions import BadRequest
+from diagrams import project_writes, selectors
 from diagrams.api.base import ProjectAPIView
 from diagrams.api.serializers import (
     PinnedProjectSerializer,
@@ -25,7 +25,6 @@ from diagrams.api.serializers import (
     pin_json,
     project_json,
 )
-from diagrams.services import MANAGE_FORBIDDEN
 
 PROJECT_ID = OpenApiParameter(
     "projectId", OpenApiTypes.STR, OpenApiParameter.PATH, pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$"
@@ -96,7 +95,7 @@ class ProjectListView(APIView):
     )
     def post(self, request):
         body = read_body(request, ProjectCreateSerializer, required=False)
-        return _once(request, lambda: services.project_create(actor=request.user, **body))
+        return _once(request, lambda: project_writes.project_create(actor=request.user, **body))
 
 
 class ProjectDetailView(ProjectAPIView):
@@ -118,11 +117,12 @@ class ProjectDetailView(ProjectAPIView):
         responses={200: ProjectSerializer, **error_responses(400, 403, 404)},
     )
     def put(self, request, project_id):
-        project = self.project(request, project_id)  # 404, then 403, then 400
-        if not request.user.can_manage_project(created_by_ref=project.created_by_ref):
-            raise Forbidden(MANAGE_FORBIDDEN)
-        body = read_body(request, ProjectUpdateSerializer)
-        project = services.project_update(actor=request.user, project_id=project_id, **body)
+        self.project(request, project_id)
+        project = project_writes.project_update(  # 404, then 403, then 400
+            actor=request.user,
+            project_id=project_id,
+            changes=lambda: read_body(request, ProjectUpdateSerializer),
+        )
         return Response(project_json(project, actor=request.user))
 
     @extend_schema(
@@ -132,7 +132,7 @@ class ProjectDetailView(ProjectAPIView):
         responses={204: None, **error_responses(403, 404)},
     )
     def delete(self, request, project_id):
-        services.project_delete(actor=request.user, project_id=project_id)
+        project_writes.project_delete(actor=request.user, project_id=project_id)
         return Response(status=204)
 
 
@@ -149,7 +149,9 @@ class ProjectDuplicateView(ProjectAPIView):
         body = read_body(request, ProjectDuplicateSerializer, required=False)
         return _once(
             request,
-            lambda: services.project_duplicate(actor=request.user, project_id=project_id, **body),
+            lambda: project_writes.project_duplicate(
+                actor=request.user, project_id=project_id, **body
+            ),
         )
 
 
@@ -188,7 +190,7 @@ class PinListView(APIView):
     )
     def post(self, request):
         body = read_body(request, PinnedProjectSerializer)
-        pin = services.pin_create(actor=request.user, project_id=body["projectId"])
+        pin = project_writes.pin_create(actor=request.user, project_id=body["projectId"])
         return Response(pin_json(pin))
 
 
@@ -200,5 +202,5 @@ class PinDetailView(ProjectAPIView):
         responses={204: None, **error_responses(404)},
     )
     def delete(self, request, project_id):
-        services.pin_delete(actor=request.user, project_id=project_id)
+        project_writes.pin_delete(actor=request.user, project_id=project_id)
         return Response(status=204)

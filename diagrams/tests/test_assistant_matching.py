@@ -435,8 +435,8 @@ def test_within_the_bounds_shared_and_nested_names_match_as_an_exhaustive_search
 @pytest.fixture
 def large_project(factory, org):
     from accounts.actors import actor_for_membership
+    from diagrams.project_writes import project_create
     from diagrams.service_writes import service_create
-    from diagrams.services import project_create
 
     actor = actor_for_membership(factory.member(org, role="admin"))
     project = project_create(actor=actor, name="Large", description="")

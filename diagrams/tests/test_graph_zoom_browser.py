@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from accounts.actors import actor_for_membership
 from conftest import requires_chromium
-from diagrams.services import project_create
+from diagrams.project_writes import project_create
 from diagrams.tests.helpers import signed_in, write_services
 
 pytestmark = [

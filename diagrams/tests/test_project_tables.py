@@ -7,8 +7,8 @@ import re
 import pytest
 
 from accounts.actors import actor_for_membership
+from diagrams.project_writes import project_create
 from diagrams.service_writes import service_create
-from diagrams.services import project_create
 from diagrams.views import TABLE_ROWS
 
 SIZE = TABLE_ROWS + 30

@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 
 from accounts.actors import actor_for_membership
 from conftest import requires_chromium
+from diagrams.project_writes import project_create
 from diagrams.service_writes import service_create
-from diagrams.services import project_create
 from diagrams.tests.helpers import signed_in
 from diagrams.tests.test_project_tables import SIZE, big_project
 from diagrams.views import TABLE_ROWS

@@ -1116,8 +1116,8 @@ def test_a_tall_graph_opens_on_boxes_not_on_empty_space(browser, demo):
     where they are, not on blank canvas (a 3,000-service project opened on a phone showed
     no box at all)."""
     from accounts.actors import actor_for_membership
+    from diagrams.project_writes import project_create
     from diagrams.service_writes import service_create
-    from diagrams.services import project_create
 
     actor = actor_for_membership(demo["membership"])
     project = project_create(actor=actor, name="Tall fan", description="")
@@ -1177,8 +1177,8 @@ def test_a_big_graph_opens_on_its_boxes_in_the_part_of_the_frame_on_screen(brows
     1440x900 desktop had opened on the frame's middle, under the window's edge, on 17 boxes
     below two-thirds of blank canvas."""
     from accounts.actors import actor_for_membership
+    from diagrams.project_writes import project_create
     from diagrams.service_writes import service_create
-    from diagrams.services import project_create
 
     actor = actor_for_membership(demo["membership"])
     project = project_create(actor=actor, name="Wide and tall", description="")

@@ -7,12 +7,12 @@ from django.utils import timezone
 
 from accounts.actors import Actor
 from accounts.models import Organization
-from archsvc.exceptions import Forbidden, NotFound, ProjectLimitReached, ProjectNotFound
+from archsvc.exceptions import Forbidden, NotFound, ProjectLimitReached
 from billing.selectors import bigger_plan_exists, organization_plan, plan_limits
 from diagrams.models import Pin, Project, ServiceSnapshot
 from diagrams.selectors import project_get
-from diagrams.service_writes import services_copy
-from diagrams.slugs import is_project_id, project_id_new
+from diagrams.service_writes import project_locked, services_copy
+from diagrams.slugs import project_id_new
 
 logger = logging.getLogger("archsvc.projects")
 
@@ -75,40 +75,24 @@ MANAGE_FORBIDDEN = (
 
 
 def project_for_management(*, actor: Actor, project_id: str) -> Project:
-    """The project locked for this transaction; 404 before 403 (CONTRACT 15)."""
-    if not is_project_id(project_id):
-        raise ProjectNotFound()
-    project = (
-        Project.objects.select_for_update()
-        .filter(pk=project_id, organization_id=actor.organization_id)
-        .first()
-    )
-    if project is None:
-        raise ProjectNotFound()
+    """The project locked for this transaction, if the actor may manage it; 404 before 403
+    (CONTRACT 15)."""
+    project = project_locked(actor=actor, project_id=project_id)
     if not actor.can_manage_project(created_by_ref=project.created_by_ref):
         raise Forbidden(MANAGE_FORBIDDEN)
     return project
 
 
-def project_update(
-    *,
-    actor: Actor,
-    project_id: str,
-    name: str | None = None,
-    description: str | None = None,
-    archived: bool | None = None,
-) -> Project:
-    """Partial update; `updatedAt`/`updatedBy` move only when something changed."""
+def project_update(*, actor: Actor, project_id: str, changes) -> Project:
+    """Partial update (name, description, archived); `updatedAt`/`updatedBy` move only when
+    something changed. `changes` may be a callable, read after the 404 and the 403."""
     with transaction.atomic():
         project = project_for_management(actor=actor, project_id=project_id)
+        asked = changes() if callable(changes) else changes
         changes = {
             field: value
-            for field, value in (
-                ("name", name),
-                ("description", description),
-                ("archived", archived),
-            )
-            if value is not None and getattr(project, field) != value
+            for field in ("name", "description", "archived")
+            if (value := asked.get(field)) is not None and getattr(project, field) != value
         }
         if changes:
             for field, value in changes.items():
