@@ -31,9 +31,11 @@ fuzz: $(STAMP)
 soak: $(STAMP)
 	SOAK_SECONDS=$${SOAK_SECONDS:-180} $(BIN)/python bench/soak.py
 
+# ruff, and the layers of docs/architecture.md (import-linter, contracts in .importlinter)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 # The member journey in Chromium, its screenshots written over docs/screenshots/.
 screenshots: $(STAMP)

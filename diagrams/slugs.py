@@ -2,14 +2,14 @@
 
 import hashlib
 import re
+import secrets
 import unicodedata
-
-from django.utils.crypto import get_random_string
-from django.utils.text import slugify
 
 PROJECT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*[a-z0-9]$")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _SUFFIX_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
+_NOT_SLUG = re.compile(r"[^\w\s-]")
+_SLUG_GAPS = re.compile(r"[-\s]+")
 
 
 def sha1_hex(name: str) -> str:
@@ -25,7 +25,7 @@ def _ascii_slug(name: str) -> str:
 def project_id_new(name: str) -> str:
     """`<slug of the name>-<8 random [a-z0-9]>`, at most 60 characters in all."""
     base = _ascii_slug(name)[:51].strip("-") or "project"
-    return f"{base}-{get_random_string(8, _SUFFIX_CHARS)}"
+    return f"{base}-{''.join(secrets.choice(_SUFFIX_CHARS) for _ in range(8))}"
 
 
 def is_project_id(value: str) -> bool:
@@ -33,6 +33,14 @@ def is_project_id(value: str) -> bool:
 
 
 SERVICE_SLUG_MAX = 100
+
+
+def slugify(name: str) -> str:
+    """Django's `slugify` (django.utils.text), written out here: a service's slug is part of
+    the interface and must not move with a library upgrade, and the renderers stay free of
+    Django."""
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    return _SLUG_GAPS.sub("-", _NOT_SLUG.sub("", text.lower())).strip("-_")
 
 
 def service_slug(name: str) -> str:

@@ -7,6 +7,8 @@ from functools import cached_property
 
 import networkx as nx
 
+from diagrams.assistant.matching import NameIndex
+
 
 @dataclass(frozen=True)
 class HistoryEvent:
@@ -40,8 +42,6 @@ class AssistantContext:
     def names(self):
         """The index of the entities' names that matching.find_mentions reads, built on
         first use and kept for every later question on this context."""
-        from diagrams.assistant.matching import NameIndex
-
         return NameIndex(self.entities)
 
     def asked_at(self, now: datetime) -> "AssistantContext":

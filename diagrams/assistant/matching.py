@@ -19,8 +19,10 @@ from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from itertools import islice
 from operator import add
+from typing import TYPE_CHECKING
 
-from diagrams.assistant.context import AssistantContext
+if TYPE_CHECKING:  # context.py builds its name index with this module
+    from diagrams.assistant.context import AssistantContext
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
 _MARKS = re.compile("[\u0300-\u036f]")  # the combining accents NFKD splits off Latin letters
@@ -376,7 +378,7 @@ def _fuzzy_windows(
 
 
 def find_mentions(
-    context: AssistantContext, text: str, work: MatchWork | None = None
+    context: "AssistantContext", text: str, work: MatchWork | None = None
 ) -> list[Mention]:
     """Entities named in `text`, best first, not overlapping, in order of appearance. A
     name several kinds share goes to the kind its neighbouring words name, else to a
