@@ -1,7 +1,5 @@
-"""What every admin page of archsvc shares: searches cut to a size the database can plan
-(SQLite refuses a LIKE pattern of 50,000 characters or a thousand words with an error,
-which the admin shows as a 500), and no bulk "delete selected" where a delete must be
-looked at one object at a time."""
+"""What every admin page of archsvc shares: searches cut to a size the database can plan, and
+no bulk "delete selected" where a delete must be looked at one object at a time."""
 
 import re
 
@@ -10,6 +8,7 @@ from django.contrib.admin.utils import unquote
 from django.shortcuts import redirect
 from django.urls import reverse
 
+# SQLite refuses a huge LIKE pattern with an error, which the admin would show as a 500
 SEARCH_MAX_CHARS = 200
 SEARCH_MAX_WORDS = 10
 
@@ -25,9 +24,8 @@ class SupportAdmin(SupportAdminMixin, admin.ModelAdmin):
 
 
 class ReadOnlyAdmin(SupportAdmin):
-    """Rows written by the app only (history, pins, webhook events): operators read them,
-    never add, edit or delete them (a deleted snapshot leaves a gap in a service's history
-    and a project's count wrong)."""
+    """Rows written by the app only (history, pins, webhook events): operators read them, never
+    add, edit or delete them (a deleted snapshot would break a service's history)."""
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -50,10 +48,8 @@ class NoBulkDeleteMixin:
 
 
 class ExplainedDeleteMixin:
-    """Deletes the rules refuse, each with its reason (`delete_refusal`: None when the rules
-    allow it). Such an object's page has no Delete (`has_delete_permission`), and its delete
-    address (typed, or a bookmark), which was a bare "403 Forbidden", goes back to the
-    object's page saying why."""
+    """Deletes the rules refuse, each with its reason (`delete_refusal`: None if allowed): no
+    Delete on the object's page, and its delete address goes back to that page saying why."""
 
     def delete_refusal(self, obj) -> str | None:
         return None
@@ -79,9 +75,8 @@ class ExplainedDeleteMixin:
 
 
 def empty_filter(title: str, empty: str, filled: str):
-    """An empty-or-not filter on a date field in words ("By accepted at: Empty / Not empty"
-    read as nothing to an operator): its title and the two choices named. The address
-    keeps Django's `<field>__isempty`."""
+    """An empty-or-not filter on a date field with its title and two choices in words; the
+    address keeps Django's `<field>__isempty`."""
 
     class Named(admin.EmptyFieldListFilter):
         def __init__(self, *args, **kwargs):

@@ -1,17 +1,14 @@
 """The cache backends: Django's Redis cache keeping one redis-py client per connection pool,
-and, without Redis, Django's in-process cache bounded by bytes.
-
-Django's Redis backend builds a new `redis.Redis` object for every cache call (about 0.1 ms of
-Python each, more than the round trip to a local Redis); every read of the API makes at
-least one cache call. A client is a thin, thread-safe wrapper around its pool, so one per
-pool is enough. Everything else (pools, serialisation, options) is Django's own.
-"""
+and, without Redis, Django's in-process cache bounded by bytes."""
 
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 
 class _Client(RedisCacheClient):
+    """Django's client, but one `redis.Redis` per pool instead of a new one every cache call: a
+    client is a thin, thread-safe wrapper around its pool."""
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._clients = {}
@@ -49,12 +46,8 @@ _sizes: dict[str, _Sizes] = {}  # per cache name, as Django keeps its entries
 
 
 class BoundedLocMemCache(LocMemCache):
-    """Django's in-process cache (one process: `make run`), which bounds only the number
-    of entries, with a bound in bytes as well (OPTIONS `MAX_BYTES`): past it, the least
-    recently used entries go first. Renders are kept here whole; a past moment of a
-    3,000-service project is about 15 MB (the SVG and its gzip copy), so scrubbing through a
-    hundred moments grew the process by 1.5 GB, kept for a day. A value over a quarter of
-    the bound is not kept at all: one huge render must not flush everything else."""
+    """Django's in-process cache bounded in bytes too (OPTIONS `MAX_BYTES`, least recently used
+    out first), as renders are big; a value over a quarter of it is not kept at all."""
 
     def __init__(self, name, params):
         super().__init__(name, params)

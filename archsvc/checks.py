@@ -1,5 +1,5 @@
 """Deployment checks of our own (`manage.py check --deploy`): settings that would run in
-production without complaint, and should not (found by a security review)."""
+production without complaint, and should not."""
 
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
@@ -56,9 +56,8 @@ def shared_cache_for_several_processes(app_configs, **kwargs):
 
 @register(Tags.caches, deploy=True)
 def redis_url_readable(app_configs, **kwargs):
-    """A REDIS_URL redis-py cannot read passed the check above (it is set), and every cache
-    call then failed: rate limits and idempotency not shared, renders not kept, and only
-    /healthz's "degraded" and the logs said so."""
+    """A REDIS_URL redis-py cannot read is an error: every cache call would fail, and only
+    /healthz and the logs would say so."""
     if not settings.REDIS_URL:
         return []
     from redis.connection import parse_url

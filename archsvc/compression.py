@@ -15,24 +15,16 @@ MAX_RANDOM_BYTES = 100
 
 
 def compress_page(content: bytes) -> bytes:
-    """`content` gzip-compressed, with 0 to 99 filler bytes as the member's file name, so
-    that the compressed length does not tell an attacker how well a guessed secret matched
-    (BREACH; the mitigation of Django's GZipMiddleware, at a faster level)."""
+    """`content` gzip-compressed with 0 to 99 filler bytes as the member's file name, so the length
+    does not tell how well a guessed secret matched (BREACH, as Django's GZipMiddleware)."""
     packed = bytearray(gzip.compress(content, compresslevel=LEVEL, mtime=0))
     packed[3] |= gzip.FNAME
     return bytes(packed[:10]) + b"a" * secrets.randbelow(MAX_RANDOM_BYTES) + b"\0" + packed[10:]
 
 
 class CompressPagesMiddleware:
-    """HTML pages go out gzip-compressed to browsers that accept it. A project page inlines
-    its SVG: 625 KB for 200 services, 3.9 MB for 1,000, which compress to 80 KB and 639 KB
-    (at level 4: 4 and 32 ms of CPU here), where the plain page takes a second or more to
-    cross an office link. Compressed as Django's GZipMiddleware does, with its BREACH
-    mitigation (compress_page; CSRF tokens are masked per response as well), and
-    `Accept-Encoding` read as the API reads it (q=0 refuses, `*` accepts). Only text/html:
-    the API's big bodies (renders, service lists, entities) are compressed once in the
-    render cache and sent as they are, and its small ones are not worth compressing on
-    every request."""
+    """HTML pages (a project page inlines its SVG) gzip-compressed for browsers that accept it,
+    with BREACH mitigation; the API's big bodies are compressed once in the render cache."""
 
     MIN_BYTES = 1024
 

@@ -1,6 +1,5 @@
-"""The typed errors of the interface (docs/interface.md §5): each fixes its status, its code
-and a default message. Domain code raises them; archsvc/api/errors.py turns them into the
-spec's bodies. This module imports nothing of ours, so every layer can raise them."""
+"""The typed errors of the interface (docs/interface.md §5), each with its status, code and
+default message; this module imports nothing of ours, so every layer can raise them."""
 
 
 class ApiError(Exception):

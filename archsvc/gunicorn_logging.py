@@ -1,7 +1,5 @@
-"""gunicorn's own lines as JSON, one object per line like the app's (archsvc/logging.py):
-its error log (start, workers booting and exiting, timeouts) on stderr, and an access line
-per request on stdout. gunicorn's access_log_format fills a template without escaping, so a
-path holding a quote or a backslash (`/v1/x\\q`) made a line no JSON reader could parse."""
+"""gunicorn's own lines (error log on stderr, access lines on stdout) as JSON like the app's,
+properly escaped: gunicorn's access_log_format fills its template without escaping."""
 
 import json
 import traceback

@@ -1,9 +1,5 @@
-"""`/healthz` for load balancers: 200 while this server can serve, 503 when it cannot (the
-database does not answer). The shared cache is reported too, but a server without it still
-serves (renders uncached, rate limits not counted: docs/operations.md), so a Redis outage
-alone is 200 "degraded": taking every server out of rotation for it would turn a degraded
-service into no service. No authentication, no rate limit, never cached, and any Host:
-a load balancer or a container's health check asks by address (`HealthzMiddleware`)."""
+"""`/healthz` for load balancers: 503 when the database does not answer; a cache outage alone is
+200 "degraded", as a server still serves without it and pulling every server would be worse."""
 
 import logging
 import uuid
@@ -59,11 +55,8 @@ def healthz(request):
 
 
 class HealthzMiddleware:
-    """Answers `/healthz` before Django validates the Host header against ALLOWED_HOSTS:
-    a load balancer's check and the Dockerfile's HEALTHCHECK ask by address
-    (`Host: 10.0.3.7:8000`, `127.0.0.1:8000`), which production's ALLOWED_HOSTS does not
-    list, and the check was a 400 (with a DisallowedHost error logged every 10 s) that
-    marked every healthy server down. Nothing in the answer depends on the host."""
+    """Answers `/healthz` before the Host header is checked against ALLOWED_HOSTS, as health
+    checks ask by address; safe, as nothing in the answer depends on the host."""
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -1,25 +1,14 @@
-"""Hand-written SQL for the reads every API request makes (the API key behind the bearer
-token, the project in the path, the project list), returning ordinary model instances; and
-the reconnect-once wrapper for the first query of a request.
-
-Building a QuerySet's SQL costs more than running it: 0.4-0.6 ms of Python per lookup
-against 0.1-0.2 ms for PostgreSQL to answer (docs/benchmarks.md, "API under load"). These
-statements are written once; values still pass through each field's database converters,
-exactly as the ORM would, so SQLite and PostgreSQL give the same instances. Everything else
-uses the ORM.
-
-On PostgreSQL these statements are bound server-side, so psycopg prepares each one on a
-connection after its fifth use: PostgreSQL then stops parsing and planning them on every
-request (a key lookup: 0.18 ms a round trip with Django's client-side binding, 0.09 ms
-prepared). The ORM keeps Django's client-side binding. Behind PgBouncer in transaction
-mode, use PgBouncer 1.21 or later, which tracks prepared statements (docs/operations.md).
-"""
+"""Hand-written SQL for the reads every API request makes (building a QuerySet's SQL costs more
+than running it), converted exactly as the ORM would; and the reconnect-once wrapper."""
 
 from collections.abc import Sequence
 
 from django.db import InterfaceError, OperationalError, connections
 from django.db.models import Field, Model
 
+# Bound server-side, psycopg prepares a statement after its fifth use on a connection (the ORM
+# keeps client-side binding). Behind PgBouncer in transaction mode this needs PgBouncer 1.21+,
+# which tracks prepared statements (docs/operations.md).
 try:
     from psycopg import Cursor as ServerBindingCursor
 except ImportError:  # SQLite-only installs
@@ -29,13 +18,8 @@ DB = "default"
 
 
 def reconnecting(read):
-    """`read()`, the first query of a request, once more on a new connection when the kept
-    one turns out dead (the database restarted or failed over since it was opened).
-
-    This replaces Django's CONN_HEALTH_CHECKS, which spends a `SELECT 1` round trip on every
-    request to learn the same thing: the first statement of an API request (the key), a
-    page (the session) or a shared view (the token) is the check. Only reads outside a
-    transaction are retried; a second failure is the request's error (a JSON 503)."""
+    """`read()`, the first query of a request, once more on a new connection if the kept one is
+    dead (outside a transaction only): the check, instead of CONN_HEALTH_CHECKS' round trip."""
     connection = connections[DB]
     try:
         return read()
@@ -61,11 +45,8 @@ def fetch_rows(sql: str, params: Sequence, columns: "Columns | None") -> list:
 
 
 def _run(sql: str, params: Sequence, fetch):
-    """`fetch(cursor)` after executing `sql`. On PostgreSQL, on this connection's own cursor
-    that binds parameters server-side (so psycopg prepares the statement), with driver
-    errors turned into django.db's as Django does. While queries are being counted or
-    logged (tests, DEBUG) or an execute wrapper is installed, through Django's cursor
-    wrapper instead, so those see the statement too."""
+    """`fetch(cursor)` after executing `sql`, on PostgreSQL on the server-binding cursor; through
+    Django's cursor wrapper while queries are counted, logged or wrapped, so those see it too."""
     connection = connections[DB]
     if connection.vendor != "postgresql" or ServerBindingCursor is None:
         with connection.cursor() as cursor:
@@ -102,10 +83,8 @@ def _server_cursor(connection):
 
 
 def _load_timestamps(connection, cursor) -> None:
-    """Timestamps as Django's own cursors read them: aware, in the connection's time zone.
-    In UTC (USE_TZ, and so always here) that is exactly what psycopg's compiled loader
-    returns, about three times faster than Django's pure-Python one (7 us a value; a page of
-    projects holds 18); in another zone, Django's is registered as Django does."""
+    """Timestamps as Django's own cursors read them (aware, in the connection's zone): in UTC,
+    by psycopg's faster compiled loader, which gives exactly that; else by Django's."""
     from django.db.backends.postgresql.base import TIMESTAMPTZ_OID
     from django.db.backends.postgresql.psycopg_any import register_tzloader
     from psycopg import adapters
@@ -122,10 +101,8 @@ def _load_timestamps(connection, cursor) -> None:
 
 
 def icontains(column: str, value: str) -> tuple[str, str]:
-    """A condition and its parameter: `column` contains `value`, in any case, written as
-    Django writes `__icontains` for this database (wildcards in `value` are literal). On
-    SQLite, whose LIKE folds the case of ASCII letters only ("ünï" missed "Ünïcödé"),
-    both sides are case-folded by Python first (`sqlite_casefold`)."""
+    """A condition and its parameter: `column` contains `value` in any case, as Django writes
+    `__icontains` (on SQLite, whose LIKE folds ASCII only, both sides casefolded by Python)."""
     connection = connections[DB]
     pattern = f"%{connection.ops.prep_for_like_query(value)}%"
     if connection.vendor == "sqlite":
@@ -165,9 +142,8 @@ def select_list(alias: str, fields: Sequence[Field]) -> str:
 
 
 class Columns:
-    """The columns of a hand-written statement, in order: the model field each is read as
-    (None: left as the driver gives it). Made once per statement, at import; converting a
-    row then loops over just the columns that have converters, worked out on first use."""
+    """The columns of a hand-written statement, in order: the model field each is read as (None:
+    as the driver gives it); made once per statement, converters worked out on first use."""
 
     def __init__(self, fields: Sequence[Field | None]) -> None:
         self.fields = tuple(fields)

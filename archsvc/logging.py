@@ -28,10 +28,8 @@ def one_line(exc: BaseException) -> str:
 
 
 class Every:
-    """A warning said at most once per `every` seconds in a process, with how many times it
-    came about since it was last said: for what can happen on every request for as long as
-    it lasts (the cache unreachable, tokens signed with another key), where a line (and a
-    traceback) a request buried everything else."""
+    """A warning said at most once per `every` seconds in a process, with how many times it came
+    about since: for what can happen on every request while it lasts (e.g. the cache down)."""
 
     def __init__(self, logger: logging.Logger, every: float, message: str) -> None:
         self.logger = logger
@@ -59,10 +57,8 @@ def reason_logged(request) -> None:
 
 
 class ReasonLoggedFilter(logging.Filter):
-    """On `django.request`, which logs every 4xx and 5xx answer ("Service Unavailable:
-    /healthz" at ERROR, and a traceback when an exception caused it): drops the line of a
-    request whose reason was logged already (`reason_logged`), an expected answer such as
-    503 while the database is unreachable; and the traceback of a 4xx."""
+    """On `django.request`: drops the line of a request whose reason was logged already
+    (`reason_logged`), such as an expected 503, and the traceback of a 4xx."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         request = getattr(record, "request", None)

@@ -57,25 +57,16 @@ class RequestIdFilter(logging.Filter):
 
 
 class CompleteBodyMiddleware:
-    """A request whose body is shorter than its Content-Length is refused (400) before any
-    view sees it. A client that goes away mid-body leaves the server holding what arrived;
-    when that happens to parse (a form cut between fields, JSON missing only trailing
-    whitespace), acting on it would save a half-sent edit the client never saw succeed.
-
-    A chunked body (`Transfer-Encoding: chunked`, no Content-Length: what Python's
-    requests sends for a generator, curl for `-H 'Transfer-Encoding: chunked'`) was read
-    as no body at all, since Django reads as far as Content-Length says: a duplicate's
-    new name was dropped and the copy made under the old one. Where the server ends its
-    input stream at the body's end (gunicorn says so, `wsgi.input_terminated`), the body
-    is read here, up to the size any body may have, as if its length had been sent; where
-    it does not (the development server), the request is refused, saying to send the
-    length."""
+    """A body shorter than its Content-Length is refused (400) before any view: a cut body that
+    happens to parse would save a half-sent edit. A chunked body is read in full here first."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
         meta = request.META
+        # Django reads only as far as Content-Length says, so a chunked body would read as none:
+        # read it here where the server ends the input at the body's end, else refuse
         if "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower() and not meta.get(
             "CONTENT_LENGTH"
         ):
@@ -144,12 +135,8 @@ def _sealed(response):
 
 
 class RefuseNulMiddleware:
-    """U+0000 is in no name, slug, search or form field anyone means, and PostgreSQL text
-    cannot hold it (a DataError, which was a 500 on every path segment, query parameter
-    and form field that reached the database). Refused before any view: a path holding it
-    names nothing (404), a query parameter or form field holding it is a 400 naming it.
-    A cookie holding it is dropped. JSON bodies are the serializers' (they refuse it per
-    field); Django admin's search form refuses it in `q` itself, and says so on its page."""
+    """U+0000 is in nothing anyone means and PostgreSQL text cannot hold it: refused before any
+    view (a path 404, a query or form field 400, a cookie dropped), JSON by the serializers."""
 
     FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 
@@ -201,9 +188,8 @@ PAGES_CSP = (
 
 
 class PagesCspMiddleware:
-    """Every HTML page of ours carries a Content-Security-Policy (the share pages set their
-    own): defence in depth should an escaping bug ever let markup through. Django admin and
-    the API docs page (Swagger UI runs an inline script) keep theirs."""
+    """Every HTML page of ours carries a Content-Security-Policy, defence in depth against an
+    escaping bug; share pages, Django admin and the API docs (inline script) keep their own."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -220,10 +206,8 @@ class PagesCspMiddleware:
 
 
 class HeadAsGetMiddleware:
-    """HEAD of a page is answered as its GET, without the body (the server leaves it out,
-    RFC 9110 9.3.2): most page views allow GET and POST only, so an uptime monitor's or a
-    link checker's HEAD of `/`, the log-in or a settings page was a 405. The API's views
-    (DRF, /v1) answer HEAD themselves."""
+    """HEAD of a page answered as its GET, the server leaving out the body (RFC 9110 9.3.2), as
+    most page views allow only GET and POST; the API's views answer HEAD themselves."""
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -1,6 +1,5 @@
 """The render budget: how much rendering time a caller's new drawings may take a minute
-(RENDER_BUDGET_SECONDS), whoever renders them. The API's throttle and the share pages say
-whom a request's renders are charged to; the render cache checks and charges the budget."""
+(RENDER_BUDGET_SECONDS); callers say whom renders are charged to, the render cache charges."""
 
 import contextlib
 import contextvars

@@ -27,9 +27,8 @@ class _AdminLoginRefused(AdminAuthenticationForm):
 
 @never_cache
 def admin_login(request, extra_context=None):
-    """Django admin's log-in, with the limit of the app's (RATE_LIMIT_LOGIN per client IP,
-    one budget with it): operators' passwords could be guessed without end. Over it, the
-    log-in page says how long to wait: 429 with Retry-After."""
+    """Django admin's log-in under the app's log-in limit (one budget per client IP), so operators'
+    passwords cannot be guessed without end; over it, 429 with Retry-After."""
     if request.method == "POST":
         retry_after = login_rate_limit_hit(request)
         if retry_after:

@@ -6,14 +6,13 @@ against the stack's ceiling: a bare DRF view that touches nothing (bench/ceiling
 served by the same gunicorn in the same run. Prints the table and writes it into
 docs/benchmarks.md.
 
-Throughput on this shared machine drifts by a quarter from one minute to the next, so each
-endpoint is measured in rounds bracketed by the ceiling (ceiling, endpoint, ceiling,
-endpoint, ..., ceiling): each of its runs is compared with the mean of the two ceiling runs
-around it, and the median of those shares is its figure.
+Throughput on a shared machine drifts, so each endpoint is measured in rounds bracketed by the
+ceiling: each run is compared with the mean of the ceiling runs around it, the median of those
+shares being its figure. wrk runs alone on the last CPU, the server and services on the others
+(taskset, put back after), so receiving big bodies is not charged to the server's CPU.
 
-wrk runs alone on the last CPU, and gunicorn, PostgreSQL and Redis on the others (taskset;
-the services' CPU lists are put back after): on two shared cores, reading a 335 KB body cost
-wrk and the kernel 0.3 ms a request of the very CPU the server was measured on.
+Long because it builds and tears down the whole stack itself (database, Redis pinning, gunicorn,
+wrk) so that a run is reproducible from one command.
 
     .venv/bin/python bench/api.py                       # 5 rounds of 4 s per endpoint
     .venv/bin/python bench/api.py --shared-cpus         # every process on every CPU

@@ -10,11 +10,9 @@ missing); write the scores into docs/benchmarks.md. Target: at least 90%.
     .venv/bin/python bench/assistant_eval.py --kind impact --kind path   # some (no write)
     .venv/bin/python bench/assistant_eval.py --hostile    # the cost of hostile messages
 
---hostile times (CPU) the analyst's answer to messages built to make name matching expensive
-(the security review's "svc-00001 " x 400 and "what changed " x 300, and worse ones for the
-index) on the 1,000-service architectures of ../shared/bench/architectures, and counts the
-fuzzy comparisons (difflib SequenceMatcher) each made; it writes nothing (the figures are in
-docs/assistant.md).
+--hostile times (CPU) the analyst's answer to messages built to make name matching expensive,
+on the 1,000-service architectures of ../shared/bench/architectures, and counts the fuzzy
+comparisons each made; it writes nothing (the figures are in docs/assistant.md).
 """
 
 import argparse

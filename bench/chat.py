@@ -2,9 +2,9 @@
 """How long the assistant takes to answer on big projects (domains-1000, domains-3000),
 through `POST /v1/projects/{id}/ai/chat` in-process (auth, credits, loading the project,
 the built-in analyst), SQLite. Each question is asked N times with nothing kept between
-questions (ASSISTANT_KEPT_SERVICES=0: the project is loaded and indexed for every one, as
-before each worker kept it) and N times after one question has been asked on the same
-state (what a chat is: several questions in a row). Median and worst, in ms. Writes the
+questions (ASSISTANT_KEPT_SERVICES=0: the project is loaded and indexed for every one) and
+N times after one question has been asked on the same state (what a chat is: several
+questions in a row). Median and worst, in ms. Writes the
 figures into docs/benchmarks.md.
 
     .venv/bin/python bench/chat.py [--repeat 5] [--architecture domains-1000] [--no-write]

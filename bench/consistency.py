@@ -49,12 +49,11 @@ def _instant(value):
 
 
 def history_problems(cursor, *, exact_updated_at: bool = True) -> tuple[list[str], dict]:
-    """Every project's history checked in the database (any DB-API cursor: Django's or
-    psycopg's): each service has snapshots numbered 1..n, exactly one current (the last),
-    each ending where the next begins, a tombstone only last; each project's service count
-    is its live services and its `updatedAt` moved with its last service write (equal to
-    the newest snapshot's `validFrom` when `exact_updated_at`: no project-only writes).
-    Returns the problems found and what was checked."""
+    """Every project's history checked in the database (any DB-API cursor): the problems found
+    and what was checked."""
+    # each service: snapshots 1..n, one current (the last), each ending where the next begins,
+    # a tombstone only last; each project: service_count = its live services, updated_at moved
+    # with its last service write (`exact_updated_at`: equal, when no project-only writes)
     problems = []
     cursor.execute(SERVICES_SQL)
     for service, project, count, current, first, last, foreign in cursor.fetchall():
@@ -96,12 +95,11 @@ def history_problems(cursor, *, exact_updated_at: bool = True) -> tuple[list[str
 
 
 def client_problems(cursor, workers: list) -> tuple[list[str], dict]:
-    """What the clients were told against what the database holds: every acknowledged
-    write is there exactly once, a failed one at most once (all of it or nothing: the
-    chain checks above see halves); each project's live services are those the clients
-    made and did not delete, with the description they last set, plus only services whose
-    last write failed (unknown outcome). Returns the problems and how many failed writes
-    were in fact applied."""
+    """What the clients were told against what the database holds: the problems, and how many
+    failed writes were in fact applied."""
+    # an acknowledged write is stored exactly once, a failed one at most once (whole or not at
+    # all); live services are those made and not deleted, with their last description, plus
+    # only services whose last write failed (outcome unknown)
     problems = []
     writes = [w for worker in workers for w in worker.writes]
     cursor.execute(

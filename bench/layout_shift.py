@@ -99,9 +99,8 @@ PROBE = """
 
 
 def moment_between_changes(project) -> tuple[str, str]:
-    """An instant halfway between two of the demo's changes: the first later change to a
-    service of FOCUS's category (Inventory's, 54 days before seeding) and the change before
-    it; in the address's form (`YYYY-MM-DDTHH:MM:SSZ`), and what it lies between."""
+    """An instant (in the address's form) halfway between the first later change to a service
+    of FOCUS's category and the change before it, and what it lies between."""
     from django.utils import timezone
 
     from diagrams.selectors import history_page

@@ -74,10 +74,8 @@ class Write:
 
 
 class LoadWorker(threading.Thread):
-    """Sends requests of one client back to back until `stop` is set. It writes only its
-    own services (names carry its label and a counter, never reused), so it knows what each
-    project must hold; after a failed write that service's state is unknown and it moves
-    on to others."""
+    """Sends one client's requests back to back until `stop`; it writes only its own services
+    (never reused names), so it knows what each project must hold, failed writes aside."""
 
     def __init__(
         self,
@@ -266,9 +264,8 @@ def run_load(
     master_pid: int,
     seed: int = 1,
 ) -> dict:
-    """`seconds` of mixed load, one thread per client; the workers' RSS is sampled before,
-    once a second, at the end of the warm-up and at the end. Returns the figures and the
-    workers (their writes and what they believe each project holds)."""
+    """`seconds` of mixed load, one thread per client, sampling the workers' RSS: the figures,
+    and the workers (their writes and what they believe each project holds)."""
     stop = threading.Event()
     workers = [
         LoadWorker(url, client, stop=stop, seed=seed * 1000 + n) for n, client in enumerate(clients)

@@ -101,11 +101,8 @@ def measure(page, action) -> dict:
 
 
 def visible_node(page) -> tuple[float, float]:
-    """The middle of a box shown whole in the frame, in page pixels. The box's rect, not its
-    group: far out, Chromium gives a label's text bounds that reach well past its box (the
-    group's middle then fell beside the box, and a "hover" lit nothing). In the window: the
-    stage of a tall graph reaches below it, and the page may have scrolled. And one the
-    pointer finds there: far out, a box under a pixel high may not be."""
+    """The middle, in page pixels, of a box shown whole in the frame and window that the pointer
+    finds there; its rect, not its group, whose text bounds Chromium may draw past the box."""
     return page.evaluate(
         """() => {
       var frame = document.querySelector(".graph-stage").getBoundingClientRect();

@@ -29,9 +29,8 @@ PROJECT_FIELDS = ["name", "description", "archived"]
 
 
 class ProjectForm(forms.ModelForm):
-    """A name and description as the API takes them (ProjectUpdateSerializer): a name of
-    3 to 60 characters with one a reader can see; neither with control characters (the
-    API's own answers would carry them: "Shop\u0001Name")."""
+    """A name and description as the API takes them (ProjectUpdateSerializer): a name of 3 to
+    60 characters, one visible; neither with control characters, which API answers would carry."""
 
     # the project's updated_at when the form was drawn: an operator's save does not undo a
     # change made meanwhile in the app or the API (the admin wrote the whole row back)
@@ -86,10 +85,8 @@ class ProjectForm(forms.ModelForm):
 
 @admin.register(Project)
 class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
-    """Projects are made in the app or the API (its id, plan limit and creator); here an
-    operator renames, describes, archives or deletes one, within its organization. A delete
-    takes the project's services, their whole history, pins and share link, as in the app
-    (whose history rows are otherwise never deleted here); its confirmation counts them."""
+    """Projects are made in the app or the API; here an operator renames, describes, archives or
+    deletes one, a delete taking its services, history, pins and share link as in the app."""
 
     def delete_model(self, request, obj):
         from diagrams.project_writes import project_delete_logged
@@ -143,9 +140,8 @@ class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
         )
 
     def save_model(self, request, obj, form, change):
-        """An operator's edit is a write like any other: it moves `updated_at` (so renders
-        and ETags of the old name are not served again) and says who made it. A save that
-        changes nothing moves nothing."""
+        """An operator's edit is a write like any other: it moves `updated_at` (so old renders and
+        ETags are not served again) and says who made it; a save changing nothing moves nothing."""
         if not change:
             super().save_model(request, obj, form, change)
             return
@@ -160,9 +156,8 @@ class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
         obj.save(update_fields=[*edited, "updated_at", "updated_by", "updated_by_type"])
 
     def get_deleted_objects(self, objs, request):
-        """The confirmation says what goes, counted (Django would list every snapshot, one
-        line each: thousands for a real project), and is not refused for the history rows,
-        which go with their project as they do in the app."""
+        """The confirmation counts what goes instead of listing every snapshot, and is not refused
+        for the history rows, which go with their project as in the app."""
         projects = list(objs)
         ids = [p.pk for p in projects]
         services = Service.objects.filter(project_id__in=ids).count()
@@ -199,7 +194,7 @@ class PinAdmin(ReadOnlyAdmin):
 
     @admin.display(description="Pinned by", ordering="actor_ref")
     def pinned_by(self, obj):
-        """Whose pin, in words: an operator read "member:1" or "key:37f5…" and looked it up."""
+        """Whose pin, in words: the member's e-mail or the key's name, not its raw ref."""
         names = getattr(obj, "actor_names", None)  # the changelist's, for its whole page
         if names is None:  # the pin's own page
             names = _actor_names([obj.actor_ref])
@@ -380,9 +375,8 @@ class PublicShareTokenAdmin(SupportAdmin):
 
     @admin.display(description="token")
     def token_start(self, obj):
-        """Its first characters: the whole token is the link, which opens the project's
-        graph to anyone, staff who may only view included. A search by the whole token
-        finds it (a link a customer reports)."""
+        """Its first characters only: the whole token is the link, which opens the graph to anyone
+        (view-only staff included); a search by the whole token finds it."""
         return f"{str(obj.token)[:8]}…"
 
     def has_add_permission(self, request):

@@ -1,6 +1,5 @@
-"""The demo architecture seeded by `manage.py seed_demo`: an online shop of 20 services, with
-five months of history behind it (DEMO_HISTORY), so that a newcomer's first look at time
-travel, the history page, diffs and "what changed in the last 7 days?" has something to show."""
+"""The demo architecture seeded by `manage.py seed_demo`: an online shop with months of history
+(DEMO_HISTORY), so a newcomer's first look at time travel, history and diffs shows something."""
 
 import secrets
 from datetime import datetime, timedelta
@@ -247,9 +246,8 @@ _FIRST_DAY = 163  # the project is made then; its services over the next two wee
 
 
 def demo_seed(*, organization: Organization, membership: Membership) -> None:
-    """Idempotent: the sample project is made once, with its history. Every change goes
-    through the same writes as the API's (so the history holds every invariant a real one
-    does); the changes are then moved back to the days DEMO_HISTORY gives them."""
+    """Idempotent: the sample project and its history, made once through the API's own writes
+    (so it holds every invariant a real history does), then moved back to DEMO_HISTORY's days."""
     if Project.objects.filter(organization=organization, name=DEMO_PROJECT_NAME).exists():
         return
     now = timezone.now()
@@ -310,9 +308,8 @@ def _create(actor, project, data: dict) -> str:
 
 
 def _backdate(project: Project, moments: dict[datetime, datetime]) -> None:
-    """Every time the demo's writes recorded (each write's own, strictly increasing) moved to
-    its day in `moments`, which keeps their order: each snapshot still ends where the next
-    begins, and the project's `updated_at` is its last change's."""
+    """Every time the demo's writes recorded moved to its day in `moments`, which keeps their
+    order, so each snapshot still ends where the next begins."""
     ordered = sorted(moments)
     assert all(moments[a] < moments[b] for a, b in zip(ordered, ordered[1:], strict=False))
     snapshots = list(project.snapshots.all())

@@ -20,9 +20,8 @@ from diagrams.selectors import project_entities_at, project_state
 def project_graph_view(
     *, project: Project, at: datetime | None, filtered_ids: list[str], depth: int | None
 ) -> tuple[nx.DiGraph, Layout, dict]:
-    """The project's graph as of `at`, focused on `filtered_ids` within `depth` hops, and
-    its layout; plus the header texts. Category ids in a focus are the same as in
-    /entities (computed over the whole project)."""
+    """The project's graph as of `at`, focused on `filtered_ids` within `depth` hops, its layout
+    and the header texts; category ids in a focus are those of /entities (the whole project)."""
     graph = project_graph_only(project=project, at=at, filtered_ids=filtered_ids, depth=depth)
     layout = layout_cached(graph, origin=graph_origin())
     return graph, layout, {"title": project.name, "when": _when_label(project, at)}
@@ -70,9 +69,8 @@ def project_render(
     query_echo: str | None = None,
     gzipped: bool = False,
 ) -> bytes:
-    """The project's graph rendered as `svg`, `mermaid` or `json` (the encoded
-    ProjectGraph), as UTF-8 bytes, from the shared cache when this state was rendered
-    before; gzip bytes when `gzipped`."""
+    """The project's graph rendered as `svg`, `mermaid` or `json` (ProjectGraph), as UTF-8 or
+    (`gzipped`) gzip bytes, from the shared cache when this state was rendered before."""
     return project_rendering(
         project=project,
         at=at,
@@ -129,13 +127,8 @@ def project_rendering(
 def project_read_cached(
     *, project: Project, at: datetime | None, kind: str, compute, gzipped: bool = False
 ):
-    """A read of the project's state (services, entities) as a render_cache.CachedRead of
-    encoded JSON (gzip bytes when `gzipped`), cached under the project's state like the
-    renders: any write to the project makes it unreachable. The current state is read
-    even when the caller's render budget is spent (it is still charged): it is data, not a
-    drawing, one per write at most, and a script that writes and then reads its services
-    must not be refused for a colleague's time travel (a review locked an organization out
-    of its services list with three people dragging a 3,000-service project's slider)."""
+    """A read of the project's state (services, entities) as a CachedRead of encoded JSON, keyed
+    by the project's state like the renders, so any write to the project makes it unreachable."""
     # a time to come is the current state (CONTRACT 7), and these bodies do not echo `at`:
     # one key for all of them, so each `at` to come is not a computation of its own
     current = is_current(at)
@@ -148,15 +141,15 @@ def project_read_cached(
         lambda: json_bytes(compute()),
         gzipped=gzipped,
         label=label,
+        # the current state is made even past the render budget (still charged): it is data,
+        # one per write at most, and a read after a write must not fail for others' time travel
         refusable=not current,
     )
 
 
 def project_entities_cached(*, project: Project, at: datetime | None = None) -> dict:
-    """The project's ProjectEntities (now, or as of `at`), through the render cache under
-    the same key as `GET .../entities` (one render serves the pages and the API). For the
-    pages: on a project of 1,000 services, building them took 45-100 ms of every page
-    load; reading the cached JSON back takes 7."""
+    """The project's ProjectEntities (now, or as of `at`) for the pages, through the render cache
+    under the key of `GET .../entities`, so one render serves the pages and the API."""
     read = project_read_cached(
         project=project,
         at=at,

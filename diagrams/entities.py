@@ -63,12 +63,8 @@ def category_color(name: str | None) -> str:
 
 
 def entity_ids(prefix: str, names: Iterable[str]) -> dict[str, str]:
-    """Entity id per distinct name: `<prefix>--<slug>`, and `-<sha1[:6]>` added to every
-    name whose slug another name of the same kind shares. A suffixed id can still be another
-    name's (topics "a" and "A" beside one named "a-86f7e4", the first six of "a"'s hash): the
-    suffixed names of such a clash take a longer part of their hash, six more at a time, until
-    every name has an id of its own (one name had vanished from the graph, its id the
-    other's)."""
+    """Entity id per distinct name: `<prefix>--<slug>`, plus a part of its SHA-1 on every name
+    whose slug another of its kind shares, long enough that every name has an id of its own."""
     by_slug: dict[str, list[str]] = {}
     for name in dict.fromkeys(names):
         by_slug.setdefault(entity_slug(name), []).append(name)
@@ -80,6 +76,8 @@ def entity_ids(prefix: str, names: Iterable[str]) -> dict[str, str]:
             else:
                 suffixed[name] = slug
                 ids[name] = f"{prefix}--{slug}-{sha1_hex(name)[:6]}"
+    # a suffixed id can still be another name's ("a" and "A" beside a topic named "a-86f7e4"):
+    # the clashing suffixed names take six more characters of their hash, until none clash
     length = 6
     while suffixed and length < 40:
         holders: dict[str, list[str]] = {}
@@ -110,9 +108,8 @@ def _unique(items: Iterable[str]) -> list[str]:
 
 
 def merged_topics(services: list[ServiceState]) -> dict[str, dict]:
-    """Every topic named by a service, by name: category and owner from the most recently
-    updated declaration that sets them (a null never erases), flows united, extras merged
-    key by key the same way; with its producers and consumers (service slugs)."""
+    """Every topic services name, with its producers and consumers: the latest non-null category
+    and owner of its declarations, their flows united and extras merged key by key."""
     topics: dict[str, dict] = {}
     ordered = sorted(
         services,

@@ -13,9 +13,8 @@ def _is_set(value) -> bool:
 
 
 def snapshot_changes(before: dict | None, after: dict | None) -> list[dict]:
-    """`[{field, before, after}]`: request fields, and `extras.<key>` for each extra. With no
-    `before` (a first snapshot) every field it sets; with no `after` (a tombstone) every
-    field it ends."""
+    """`[{field, before, after}]` of request fields and `extras.<key>`; with no `before` (a first
+    snapshot) every field it sets, with no `after` (a tombstone) every field it ends."""
     changes = []
     for name in FIELDS:
         old = before.get(name) if before else None
@@ -79,10 +78,8 @@ def _topic_names(topics) -> list[str]:
 
 
 def change_words(old, new, *, most: int = 4) -> str:
-    """What a change did, in a few words, from the snapshot before it (None: unknown, or a
-    creation): "renamed from Warehouse", "stopped consuming orders.confirmed", "owner
-    team-a -> team-b". The assistant's list of changes said only who changed what service;
-    on call, what it did is the question. At most `most` parts, then how many more."""
+    """What a change did in a few words ("renamed from Warehouse", "owner a -> b"), from the
+    snapshot before it (None: unknown, or a creation); at most `most` parts, then how many more."""
     if old is None or new.action in ("created", "deleted"):
         return ""
     parts = []

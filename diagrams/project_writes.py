@@ -111,9 +111,8 @@ def project_delete(*, actor: Actor, project_id: str) -> None:
 
 
 def project_delete_logged(project: Project, *, by: str) -> None:
-    """Delete, and say in the log who deleted what (support's "who deleted it, and when?"
-    had no answer: nothing of the project is left to look at). The app, the API and Django
-    admin all delete through here."""
+    """Delete, and log who deleted what (nothing of the project is left to look at after); the
+    app, the API and Django admin all delete through here."""
     services = ServiceSnapshot.objects.filter(
         project=project, valid_until__isnull=True, deleted=False
     ).count()

@@ -1,24 +1,5 @@
-"""Graph renders (JSON, Mermaid, SVG) kept in the shared cache. The key holds the version of
-the rendering code (a hash of its source: a deploy of new code misses at once), the
-project's state (its `updated_at`, which every write to the project or its services moves,
-read from the database on every request; for a moment long past, that moment and the
-project's name: see render_key) and the query. A stale entry is never found again; it just
-ages out. Share tokens are checked before the cache is read, so a revoked token is
-404 whatever is cached.
-
-Because a key names one state forever (the same key always means the same bytes), each
-worker also keeps the entries it used last in its own memory (`RENDER_LOCAL_CACHE_BYTES`,
-least recently used first out) in front of the shared cache: a warm read of a 400 KB SVG
-then costs no transfer from Redis and no unpickling. This can never serve a stale render:
-a write moves `updated_at`, so the next request asks for a key no worker has.
-
-A missing render is made once, however many workers ask for it at the same time (after a
-write to a big project, every open browser and script asks for the new state at once): the
-first to miss takes a short lock in the shared cache (`cache.add`, atomic in Redis) and
-renders; the others wait for its result and read it from the cache instead of rendering the
-same bytes again on the same cores. A worker that waits longer than
-`RENDER_LOCK_WAIT_SECONDS` (or finds the cache unreachable) renders for itself, and a lock
-whose holder died expires, so nothing ever waits on a lost render."""
+"""Graph renders (JSON, Mermaid, SVG) cached per worker and in the shared cache, keyed by the
+code's version, the project's state and the query, so a stale entry is never found again."""
 
 import contextlib
 import contextvars
@@ -84,16 +65,13 @@ SETTLED_SECONDS = 60
 SETTLED_KINDS = frozenset({"json", "svg", "mermaid", "entities"})
 
 
+# Callers check share tokens before reading the cache: a revoked token is 404 whatever is cached.
 def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind: str) -> str:
-    """The key of a read of `project` as of `at`: the state it shows, the query (filteredIds
-    in the order given, which the JSON echoes) and whether `at` is still in the future (a
-    render of a future time is the current state until that time comes, then it is "as
-    of"). The current state, and a moment so recent that a write could still land before
-    it, is named by `updated_at`, which every write moves. A settled past moment of a
-    drawing or the entities (SETTLED_KINDS) is named by itself: writes only ever begin
-    snapshots from now on, so the services as of then never change, and only the project's
-    name, drawn in the header, can change what those show. Writes then leave time travel's
-    renders and ETags alone."""
+    """The key of a read of `project` as of `at`: the state it shows (`updated_at`, or a settled
+    past moment itself), the query, and whether `at` is still in the future."""
+    # writes only begin snapshots from now on, so a settled moment's services never change and
+    # only the project's name (in the header) can change what a drawing of it shows: writes
+    # then leave time travel's renders and ETags alone
     settled = (
         kind in SETTLED_KINDS
         and at is not None
@@ -114,10 +92,8 @@ def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind:
 
 
 class LocalRenders:
-    """A bounded, least-recently-used map of immutable values, private to a worker: renders
-    by their bytes (RENDER_LOCAL_CACHE_BYTES), or anything else by the `size` and the
-    setting given. A value over `largest` of the bound (a quarter) is not kept: one huge
-    value must not flush everything else."""
+    """A bounded least-recently-used map of immutable values private to a worker, sized by `size`
+    against `setting`; a value over `largest` of the bound is not kept, lest it flush the rest."""
 
     def __init__(
         self, setting: str = "RENDER_LOCAL_CACHE_BYTES", size=len, largest: float = 0.25
@@ -159,6 +135,8 @@ class LocalRenders:
             self._size = 0
 
 
+# In front of the shared cache, never stale: a key names one state forever, and a write moves
+# `updated_at`, so the next request asks for a key no worker has.
 local_renders = LocalRenders()
 
 
@@ -204,24 +182,22 @@ _rendering: contextvars.ContextVar[bool] = contextvars.ContextVar("rendering", d
 
 @contextlib.contextmanager
 def gc_paused():
-    """Python's cyclic garbage collector off for a block that makes hundreds of thousands of
-    objects that live until it ends (a render, a big decoding): the collector's passes over
-    them find nothing to free, and took a quarter of a 3,000-service layout (1.9 s against
-    1.4 s). Garbage in cycles made meanwhile is freed at the next collection after it.
-    Only the block that turned it off turns it on again (threads of one process share it)."""
+    """Python's cyclic garbage collector off for a block making many objects that live until it
+    ends (a render, a big decoding), whose passes over them would find nothing to free."""
     paused = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        # threads of one process share the switch: only the block that turned it off turns
+        # it on again
         if paused:
             gc.enable()
 
 
 def _render(key: str, compute, label: str, *, store: bool = True):
-    """`compute()`, stored in the shared cache, and logged (operators see what renders cost,
-    of which projects, and how often they happen). Charged to the caller's render budget
-    (a render inside another, such as the plain bytes of a gzip render, once)."""
+    """`compute()`, stored in the shared cache and logged for operators; charged to the caller's
+    render budget (a render nested in another only once)."""
     outermost = not _rendering.get()
     if outermost:
         budget_check()
@@ -257,10 +233,8 @@ _wait_until: contextvars.ContextVar[float | None] = contextvars.ContextVar(
 
 
 def _render_once(key: str, compute, label: str):
-    """The value of `key` rendered by exactly one worker at a time: take the lock and render,
-    or wait for the worker holding it and read what it stored. The wait polls the cache,
-    from every 5 ms up to every 100 ms (a cold render takes 10 ms to a few seconds), and
-    ends with the request's (`_wait_until`)."""
+    """The value of `key` rendered by one worker at a time: take the lock and render, or poll for
+    what its holder stores, until the request's deadline (`_wait_until`), then render here."""
     deadline = time.monotonic() + settings.RENDER_LOCK_WAIT_SECONDS
     outer = _wait_until.get()
     if outer is not None:
@@ -319,11 +293,8 @@ def _render_once_until(key: str, compute, label: str, deadline: float):
 
 
 def cached(key: str, compute, label: str = "render"):
-    """The cached value, or `compute()` stored for next time: this worker's memory first,
-    then the shared cache, then one render for all the workers that miss together. A cache
-    that cannot be reached only costs the render. `label` names the value in the logs.
-    With RENDER_CACHE_SECONDS 0 nothing is kept, but every render is still charged to the
-    budget and logged."""
+    """The cached value, or `compute()` stored for next time: this worker's memory, the shared
+    cache, then one render for all workers that miss together (an unreachable cache costs it)."""
     if not settings.RENDER_CACHE_SECONDS:
         return _render(key, compute, label, store=False)
     value = local_renders.get(key)
@@ -342,10 +313,8 @@ def cached(key: str, compute, label: str = "render"):
 
 
 def cached_encoded(key: str, compute, *, gzipped: bool, label: str = "render") -> bytes:
-    """As `cached`, kept as UTF-8 bytes: a response is then the cached bytes themselves (a
-    400 KB SVG holding one non-ASCII character took 0.65 ms to encode on every request).
-    When `gzipped`, the bytes gzip-compressed, cached under their own key (compressed once,
-    deterministically: no timestamp in the gzip header)."""
+    """As `cached`, kept as UTF-8 bytes so a response is the cached bytes themselves; `gzipped`:
+    compressed once, deterministically (no timestamp), under their own key."""
 
     def encode() -> bytes:
         value = compute()
@@ -361,10 +330,8 @@ def cached_encoded(key: str, compute, *, gzipped: bool, label: str = "render") -
 
 
 class CachedRead:
-    """A read kept in the render cache: its validator, known from the key alone, and its
-    bytes (plain or gzip), fetched or computed only when asked for. A client that already
-    holds the bytes (If-None-Match) is answered 304 with neither a cache lookup nor a
-    render."""
+    """A read kept in the render cache: its validator, known from the key alone, and its bytes,
+    fetched or computed only when asked for (a 304 needs neither a lookup nor a render)."""
 
     __slots__ = ("key", "gzipped", "label", "refusable", "_compute")
 
@@ -380,9 +347,8 @@ class CachedRead:
 
     @property
     def etag(self) -> str:
-        """A weak entity tag (RFC 9110 8.8.3): the key names the code that makes the bytes,
-        the project's state and the query, so equal tags mean the same representation. The
-        gzip bytes have their own tag, as a different representation must."""
+        """A weak entity tag (RFC 9110 8.8.3): the key names code, state and query, so equal tags
+        mean the same representation; the gzip bytes, another representation, get their own."""
         _, version, digest = self.key.split(":")
         return f'W/"{version}-{digest[:24]}{"-gzip" if self.gzipped else ""}"'
 
@@ -392,10 +358,8 @@ class CachedRead:
 
 
 def json_value(body: bytes):
-    """JSON from our own cache (`json_bytes`), decoded with the cyclic garbage collector
-    paused (see gc_paused): a JSON document holds no cycles, and decoding a big one (the
-    entities of 3,000 services, 4 MB: half a million objects) set off full collections that
-    took 80-100 ms of every other read, against 20 ms for the decoding itself."""
+    """JSON from our own cache (`json_bytes`), decoded with the cyclic garbage collector paused:
+    a JSON document holds no cycles, and a big one would set off costly full collections."""
     with gc_paused():
         return json.loads(body)
 
@@ -429,11 +393,8 @@ def layout_key(graph, origin: tuple[float, float]) -> str:
 
 
 def layout_cached(graph, *, origin: tuple[float, float]):
-    """`layout_layered(graph, origin=origin)`, from the shared cache when a graph of this
-    shape was laid out before (by this code). A shape nobody has laid out yet is laid out by
-    one worker while the others wait for it, as renders are: after a write to a big project
-    its JSON and its SVG are asked for together, and each would otherwise spend seconds on
-    the same layout."""
+    """`layout_layered(graph, origin=origin)`, from the shared cache when this code laid out a
+    graph of this shape before; a new shape is laid out by one worker while others wait."""
     from diagrams.rendering.layout import layout_layered
 
     if graph.number_of_nodes() < LAYOUT_MIN_NODES or not settings.RENDER_CACHE_SECONDS:

@@ -1,4 +1,7 @@
-"""Reads for diagrams: projects, pins, services at any time, history and entities."""
+"""Reads for diagrams: projects, pins, services at any time, history and entities.
+
+Long because the hot-path project reads are hand-written SQL (archsvc/hotpath.py) sharing
+their column lists here; the time-travel reads each need their own indexed query."""
 
 import uuid
 from collections.abc import Sequence
@@ -78,10 +81,8 @@ _PROJECT_ATTNAMES = tuple(field.attname for field in _PROJECT_FIELDS)
 
 
 class ProjectRow:
-    """A project of a page of the list as the API writes it (serializers.project_json): the
-    model's field values by their attribute names, and `is_pinned`, without a model
-    instance. Django's from_db and the init signals it sends cost 12 us a project against 2
-    here, six times a page, on the API's busiest read."""
+    """A project of a list page as the API writes it: field values by attribute name and
+    `is_pinned`, without a model instance (from_db and its signals cost the busiest read)."""
 
     __slots__ = (*_PROJECT_ATTNAMES, "is_pinned")
 
@@ -96,9 +97,8 @@ class ProjectRow:
 
 
 def project_get(*, actor: Actor, project_id: str) -> Project:
-    """One project of the actor's organization, annotated with `is_pinned`; a malformed id,
-    a missing project and another organization's project are the same 404. One
-    hand-written query (archsvc/hotpath.py): nearly every API request makes it."""
+    """One project of the actor's organization with `is_pinned`, in one hand-written query; a
+    malformed id, a missing project and another organization's project are the same 404."""
     if not isinstance(project_id, str) or not is_project_id(project_id):
         raise ProjectNotFound()
     row = fetch_row(_PROJECT_SQL, [actor.ref, project_id, actor.organization_id], _PROJECT_ROW)
@@ -108,11 +108,8 @@ def project_get(*, actor: Actor, project_id: str) -> Project:
 
 
 def api_key_actor_and_project(*, token: str, project_id: str) -> tuple[Actor, Project | None]:
-    """The actor of a bearer key (as accounts.selectors.api_key_actor, with its InvalidToken)
-    and the project `project_id` of the key's organization as project_get finds it, or None
-    where project_get says ProjectNotFound. One hand-written query for both: nearly every
-    API request names a project, and this is its only database round trip before the
-    render cache."""
+    """The actor of a bearer key (as api_key_actor) and the project as project_get finds it (None
+    for its 404), in one query: a request's only database round trip before the render cache."""
     if not isinstance(project_id, str) or not is_project_id(project_id):
         return api_key_actor(token=token), None
     verified = api_key_token(token=token)
@@ -159,10 +156,8 @@ def _project_conditions(
 
 
 def _projects_page_sql(organization: str, conditions: list[str], *, order: str, key: bool):
-    """The SELECT of a page of projects with its total (a window count), and its WHERE:
-    the projects of `organization` (a placeholder or a column) that meet `conditions`;
-    `key`: joined to the bearer key's row (API_KEY_ROW), which comes back even with no
-    project."""
+    """The SELECT of a page of `organization`'s projects meeting `conditions`, with a window-count
+    total, and its WHERE; `key`: joined to the bearer key's row, which comes back regardless."""
     where = " AND ".join([f'p."organization_id" = {organization}', *conditions])
     columns = f'{_PROJECT_COLUMNS}, COUNT(p."id") OVER ()'
     if key:
@@ -187,10 +182,8 @@ def project_list(
     pinned_first: bool = False,
     created_by_ref: str | None = None,
 ) -> tuple[list[Project], int]:
-    """A page of projects, most recently updated first, then by id (`pinned_first`: the
-    actor's pinned ones before the others, as the projects page lists them); and the
-    total. One hand-written query (the total rides along as a window count; a page past
-    the end asks for the count alone)."""
+    """A page of projects, most recently updated first (`pinned_first`: the actor's pins first),
+    and the total, in one hand-written query (a page past the end asks for the count alone)."""
     conditions, params = _project_conditions(
         actor_ref=actor.ref,
         pinned=pinned,
@@ -229,10 +222,8 @@ def api_key_actor_and_project_page(
     created_by: str | None = None,
     query: str | None = None,
 ) -> tuple[Actor, tuple[list[ProjectRow], int] | None]:
-    """The actor of a bearer key (as accounts.selectors.api_key_actor) and the page of
-    project_list (as ProjectRows) with its total, in one hand-written query: the key's
-    organization's projects joined to the key row. None for the page when it lies past the
-    last one (no row comes back then, so the key is read alone and project_list answers)."""
+    """The actor of a bearer key and project_list's page (as ProjectRows) with its total, in one
+    query; None for a page past the last (then project_list answers)."""
     verified = api_key_token(token=token)
     conditions, params = _project_conditions(
         actor_ref=verified.actor_ref,
@@ -268,9 +259,10 @@ def pin_list(*, actor: Actor) -> list[Pin]:
 
 
 def live_snapshots(*, project: Project, at: datetime | None = None) -> QuerySet[ServiceSnapshot]:
-    """The live services' snapshots as of `at` (now when None). The current state reads the
-    live-slug partial index; a past state picks, per service, the last snapshot begun by
-    `at` through the (service, valid_from) index, never scanning the whole history."""
+    """The live services' snapshots as of `at` (now when None), through indexes: never a scan of
+    the whole history."""
+    # now: the live-slug partial index; past: per service, the last snapshot begun by `at`,
+    # through the (service, valid_from) index
     if is_current(at):
         return ServiceSnapshot.objects.filter(
             project=project, valid_until__isnull=True, deleted=False
@@ -292,11 +284,8 @@ def _valid_at(at: datetime) -> Q:
 def past_services_fate(
     *, project: Project, at: datetime, slugs: list[str]
 ) -> tuple[dict[str, str], set[str]]:
-    """For the rows a past moment's tables list (`slugs`, as they were at `at`): each
-    service's slug now ("" once deleted), where its editor is, and the slugs then of those
-    changed since (as the graph outlines them). Three indexed queries on those services
-    alone: on a project of 3,000 services, reading every service's fate took more than the
-    page's 100 rows need."""
+    """For the services a past moment's table lists (`slugs` at `at`): each one's slug now (""
+    once deleted) and the slugs of those changed since; indexed queries on those alone."""
     then = dict(
         ServiceSnapshot.objects.filter(
             _valid_at(at), project=project, slug__in=slugs, deleted=False
@@ -388,9 +377,8 @@ def _snapshot_of_service(*, project: Project, service_id: str, **which) -> Servi
 
 
 def service_now(*, project: Project, service_id: str) -> ServiceSnapshot | None:
-    """The current snapshot of one service of the project, by its id, whatever its slug now
-    (a tombstone when it is deleted), or None: where the service an editor page was opened
-    with went."""
+    """The current snapshot (a tombstone if deleted) of one service of the project by its id,
+    whatever its slug now, or None: where an editor page's service went."""
     return _snapshot_of_service(project=project, service_id=service_id, valid_until__isnull=True)
 
 
@@ -468,9 +456,8 @@ def snapshot_diff(*, project: Project, snapshot_id: str) -> dict:
 
 
 def snapshots_changes(snapshots: list[ServiceSnapshot]) -> dict:
-    """Each snapshot's changes against the one before it of the same service (as
-    `snapshot_diff` says them), keyed by the snapshot's id: one query for a page of them,
-    not two each."""
+    """Each snapshot's changes against its service's previous one (as `snapshot_diff`), keyed by
+    snapshot id: one query for a page, not two each."""
     wanted = Q()
     for snapshot in snapshots:
         if snapshot.version > 1:

@@ -1,6 +1,5 @@
-"""Writes for services: every POST, PUT and DELETE adds one snapshot (a DELETE a tombstone),
-in one transaction that holds the project's row lock, so concurrent writers queue and the
-chain of snapshots stays gapless with exactly one current snapshot (CONTRACT 7)."""
+"""Writes for services: each POST, PUT and DELETE adds one snapshot under the project's row
+lock, so writers queue and the chain stays gapless with exactly one current (CONTRACT 7)."""
 
 from collections.abc import Collection
 from datetime import datetime, timedelta
@@ -82,9 +81,8 @@ def _after(previous: datetime) -> datetime:
 
 
 def service_name_clash(*, project: Project, name: str, service_id=None) -> str | None:
-    """The name of the live service a write naming a service `name` would clash with (409
-    `service_name_conflict`), or None: the editor says so alongside the other errors of a
-    form, and names the other service, whose name may differ ("Cart!" and "cart")."""
+    """The name of the live service a write naming a service `name` would clash with by slug
+    (409 `service_name_conflict`), or None; it may differ ("Cart!" and "cart")."""
     return (
         ServiceSnapshot.objects.filter(
             project=project, slug=service_slug(name), valid_until__isnull=True, deleted=False
@@ -218,10 +216,8 @@ class ServiceChangedMeanwhile(Conflict):
 
 
 def _check_expected(current: ServiceSnapshot, expected: Collection[Version] | None) -> None:
-    """ServiceChangedMeanwhile unless the current snapshot is a version the caller expects:
-    another service now at the slug (deleted and added again), or another version of it,
-    is not. Called under the row lock the write takes, so a write landing between the
-    caller's read and this one is caught too."""
+    """ServiceChangedMeanwhile unless the current snapshot is a version the caller expects; called
+    under the write's row lock, so a write landing since the caller's read is caught too."""
     if expected is not None and (str(current.service_id), current.version) not in expected:
         raise ServiceChangedMeanwhile(current)
 
@@ -236,9 +232,8 @@ def service_update(
     data: dict,
     expected: Collection[Version] | None = None,
 ) -> ServiceSnapshot:
-    """Partial update: a new current snapshot; a new name moves the slug (`renamed`).
-    `expected`: the versions the caller means to write over (the service editor's form, an
-    API client's If-Match); None, any."""
+    """Partial update: a new current snapshot; a new name moves the slug (`renamed`). `expected`:
+    the versions the caller means to write over (a form's, an If-Match); None, any."""
     project = project_locked(actor=actor, project_id=project_id)
     current = _current_locked(project=project, slug=slug)
     _check_expected(current, expected)

@@ -36,17 +36,15 @@ SERVICE_SLUG_MAX = 100
 
 
 def slugify(name: str) -> str:
-    """Django's `slugify` (django.utils.text), written out here: a service's slug is part of
-    the interface and must not move with a library upgrade, and the renderers stay free of
-    Django."""
+    """Django's `slugify`, written out here: a service's slug is part of the interface and must
+    not move with a library upgrade (and the renderers stay free of Django)."""
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
     return _SLUG_GAPS.sub("-", _NOT_SLUG.sub("", text.lower())).strip("-_")
 
 
 def service_slug(name: str) -> str:
-    """Django's slugify of the name; `service-<sha1[:8]>` when that is empty. Unicode
-    folding can make a slug longer than its name (one character can become eighteen): past
-    100 characters it is cut and `-<sha1[:8]>` keeps it unique."""
+    """Django's slugify of the name, or `service-<sha1[:8]>` when empty; past SERVICE_SLUG_MAX
+    (Unicode folding can lengthen a name) it is cut and `-<sha1[:8]>` keeps it unique."""
     slug = slugify(name)
     if not slug:
         return f"service-{sha1_hex(name)[:8]}"

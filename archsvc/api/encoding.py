@@ -1,7 +1,5 @@
-"""Responses that are cached whole (renders, service lists) are sent gzip-compressed to
-clients that accept it, compressed once and cached beside the plain bytes; everyone else
-gets the plain bytes. Browsers, curl --compressed and Python's requests all ask for gzip: a
-400 KB SVG of 200 services goes out as about 40 KB."""
+"""Responses cached whole (renders, service lists) go gzip-compressed to clients that accept
+it, compressed once and cached beside the plain bytes; with entity tags and 304s."""
 
 import re
 
@@ -52,9 +50,8 @@ _LIST_MEMBER = re.compile(
 
 
 def entity_tags(header: str) -> list[str]:
-    """The entity tags a conditional header lists, `["*"]` for `*`; members that are not
-    entity tags are left out. Django's parse_etags splits at every comma, so a tag with a
-    comma inside its quotes was lost (alone in the header, it read as holding none)."""
+    """The entity tags a conditional header lists, `["*"]` for `*`, non-tags left out (not
+    Django's parse_etags, which splits at commas inside a tag's quotes too)."""
     if header.strip() == "*":
         return ["*"]
     tags, position = [], 0
@@ -68,8 +65,7 @@ def entity_tags(header: str) -> list[str]:
 
 def not_modified(request, etag: str) -> bool:
     """Whether the request's If-None-Match names `etag` or is `*` (RFC 9110 13.1.2, weak
-    comparison: `W/"x"` and `"x"` match). Members of the list that are not entity tags are
-    skipped; a header over 4,000 characters matches nothing."""
+    comparison); non-tags are skipped, and an overlong header matches nothing."""
     header = request.META.get("HTTP_IF_NONE_MATCH", "")
     if not header or len(header) > 4000:
         return False
@@ -81,12 +77,8 @@ def not_modified(request, etag: str) -> bool:
 
 
 def cached_response(request, cached, *, content_type: str) -> HttpResponse:
-    """A read kept whole in the render cache (render_cache.CachedRead): 304 Not Modified,
-    without its bytes, when the client's If-None-Match names its tag; else 200 with them.
-    Both carry the tag. With an API key, `private, no-cache`: the client may keep the bytes
-    and ask again each time (a project can change at any moment), and shared caches keep
-    nothing. With a member's session (a browser, perhaps a shared one), `private,
-    no-store`: nothing stays on its disk after the member logs out."""
+    """A read kept whole in the render cache (a CachedRead): 304 without its bytes when the
+    client's If-None-Match names its tag, else 200 with them; both carry the tag."""
     tag = cached.etag
     if not_modified(request, tag):
         response = HttpResponseNotModified()
@@ -96,6 +88,8 @@ def cached_response(request, cached, *, content_type: str) -> HttpResponse:
             cached.body(), content_type=content_type, gzipped=cached.gzipped
         )
     response["ETag"] = tag
+    # an API key's client may keep the bytes and revalidate each time; a member's browser
+    # (perhaps a shared one) keeps nothing after log-out; shared caches never keep anything
     by_key = getattr(request.user, "is_api_key", False)  # accounts.actors.Actor
     response["Cache-Control"] = "private, no-cache" if by_key else "private, no-store"
     return response

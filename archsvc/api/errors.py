@@ -29,9 +29,8 @@ WWW_AUTHENTICATE = 'Bearer realm="archsvc", Cookie realm="archsvc" name="__sessi
 
 
 def database_unreachable(exc: BaseException | None) -> bool:
-    """Whether `exc` means the database cannot be reached for now (down, restarting, not
-    answering within DB_CONNECT_TIMEOUT, a connection lost): answered 503 with Retry-After,
-    by the API here and by the pages (archsvc.api.views.handler500)."""
+    """Whether `exc` means the database cannot be reached for now (down, slow to answer, a lost
+    connection): a 503 with Retry-After, from the API here and the pages (handler500)."""
     return isinstance(exc, (OperationalError, InterfaceError))
 
 
@@ -65,9 +64,8 @@ def error_json(status: int, code: str, message: str, **headers: str) -> JsonResp
 
 
 def _violations(detail, path: str = "", name=None) -> list[dict]:
-    """Flatten DRF's nested error detail into violations named by JSON path
-    (`name`, `produces[1].name`, `extras.owner-team`). `name` is the property named by the
-    path's last part, kept for violations coded NAME_REJECTED."""
+    """Flatten DRF's nested error detail into violations named by JSON path (`produces[1].name`);
+    `name`, the path's last property, is kept for violations coded NAME_REJECTED."""
     if isinstance(detail, dict):
         out = []
         for key, value in detail.items():
@@ -187,10 +185,8 @@ RENDER_BUDGET_MESSAGE = (
 
 
 def _render_budget_spent(exc, request) -> Response:
-    """The 429 of a spent render budget. Its RateLimit-* fields (RateLimitHeadersMiddleware)
-    had said the request budget's Remaining and Reset (593 left, 40 s) beside a Retry-After
-    of 58: a script pacing itself on them met 429 after 429. They now say what refused the
-    request: none left until Retry-After."""
+    """The 429 of a spent render budget, its RateLimit-* fields saying what refused it (none
+    left until Retry-After), not the request budget, so a script pacing on them waits enough."""
     retry_after = max(1, math.ceil(exc.wait or 1))
     django_request = getattr(request, "_request", request)
     state = getattr(django_request, "rate_limit_state", None)

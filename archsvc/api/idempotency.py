@@ -1,19 +1,5 @@
-"""`Idempotency-Key` on the POSTs that make a project (create, duplicate): an extension, as
-If-Match is (a request without the header is unchanged). A CI job that retries after a
-timeout cannot tell whether its first request landed; with the same key the retry answers
-the project the first one made, instead of making a second (a third of the free plan's
-projects). The IETF draft "The Idempotency-Key HTTP Header Field" is the model.
-
-A key is remembered in the shared cache (so every app server knows it) for
-IDEMPOTENCY_SECONDS, per organization, with a fingerprint of the request it came with:
-- the same key and request again: the first answer's project, now, with
-  `Idempotent-Replayed: true` (404 if it has been deleted since);
-- the same key with another request (another body or path): 400 naming the header;
-- while the first is still being answered: 409 `conflict`, retry;
-- a first request that fails (400, 402, ...) leaves no trace: a retry is tried anew.
-An unreachable cache answers as if no key had been sent (logged), as the render cache and
-the rate limits do: a retry may then make a second project, as without the header.
-"""
+"""`Idempotency-Key` on the POSTs that make a project: a retry with the same key answers the
+first's project instead of making another; kept per organization in the shared cache."""
 
 import hashlib
 import json
@@ -64,9 +50,8 @@ Slot = tuple[str, str]  # the cache key, and the fingerprint of the request it w
 
 
 def begin(request, organization_id) -> tuple[Slot | None, str | None]:
-    """(the key's slot, the project id a first request with this key made) for a request
-    with a key; (None, None) without one. Raises for a key reused on another request, or
-    one whose first request is still being answered. A first use is marked pending."""
+    """(the key's slot, the project a first request with it made), (None, None) without a key;
+    raises for a key reused on another request or still pending; marks a first use pending."""
     key = request_key(request)
     if key is None:
         return None, None
@@ -80,6 +65,7 @@ def begin(request, organization_id) -> tuple[Slot | None, str | None]:
             cache.set(slot[0], pending, PENDING_SECONDS)
             return slot, None
     except Exception:  # noqa: BLE001 - an unreachable cache must not fail the request
+        # answered as if no key was sent: a retry may then make a second project
         logger.warning("idempotency: the cache is unreachable; %s not applied", HEADER)
         return None, None
     if seen["fingerprint"] != slot[1]:

@@ -1,6 +1,5 @@
-"""What an OPTIONS request answers: DRF's name and description, with `renders` saying what
-the view really sends (the SVG and Mermaid views write their own responses, not through a
-renderer) and `parses` only where a method takes a body (JSON, whatever Content-Type)."""
+"""What an OPTIONS request answers: DRF's name and description, `renders` saying what the view
+really sends (SVG and Mermaid bypass renderers), `parses` only where a method takes a body."""
 
 from rest_framework.metadata import SimpleMetadata
 

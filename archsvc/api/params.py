@@ -21,10 +21,8 @@ PAST_ANY_PAGE = 10**6
 
 
 def page_number(raw: str | None, *, default: int, minimum: int = 0) -> int:
-    """A page number on the HTML pages, forgivingly: ASCII digits (isdigit() alone takes "²",
-    which int() refuses); more than 6 of them is a page past any end, `PAST_ANY_PAGE`, as
-    ?page=1000 is (it was the first page: an OFFSET past 2**63 had been a 500); anything
-    else, or below `minimum`, is `default`."""
+    """A page number on the HTML pages, forgivingly: ASCII digits only, more than 6 of them a page
+    past any end (`PAST_ANY_PAGE`, keeping OFFSET in range); else, or below `minimum`, `default`."""
     raw = (raw or "").strip()
     if not (raw.isascii() and raw.isdigit()):
         return default
@@ -75,11 +73,8 @@ _EARLIEST = datetime.min.replace(tzinfo=UTC)
 
 
 def query_at(request) -> datetime | None:
-    """`at`: any ISO 8601 date-time; no offset means UTC (CONTRACT 7). RFC 3339's lower-case
-    `t` and `z` are read too. A moment past the last one a date-time can hold (9999-12-31
-    with a negative offset) is the latest, so the current state, as any future `at` is;
-    one before the first (0001-01-01 with a positive offset) is the earliest, before any
-    history."""
+    """`at`: any ISO 8601 date-time (RFC 3339's lower-case too), no offset meaning UTC (CONTRACT
+    7); past either end of the calendar in UTC, the latest (current state) or earliest moment."""
     raw = query_params(request).get("at")
     if raw is None:
         return None

@@ -1,6 +1,5 @@
-"""Request bodies are JSON whatever Content-Type the client sent (scripts often forget it,
-and curl -d says form-urlencoded); NaN and Infinity are refused, and so is a body nested
-deeper than Python's JSON decoder can follow (a 400, not a RecursionError)."""
+"""Request bodies are JSON whatever Content-Type the client sent (scripts often forget it);
+NaN, Infinity and nesting too deep for the decoder are a 400, not a RecursionError."""
 
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser

@@ -145,22 +145,16 @@ NO_CSRF = "A member's session cookie without the CSRF token in X-CSRFToken."
 
 
 def _bad_request_schema(operation: dict) -> dict:
-    """A 400's body: a bad query parameter is an ErrorResponse (`bad_request`), a body that
-    fails validation or cannot be read a ValidationError (`validation_failed`, or
-    `bad_request` with the violation on `body`). An operation without a request body only
-    ever answers the first."""
+    """A 400's body: an ErrorResponse for a bad query parameter, or, where the operation takes a
+    request body, a ValidationError for a body that fails validation or cannot be read."""
     if "requestBody" not in operation:
         return _ref("ErrorResponse")
     return {"anyOf": [_ref("ValidationError"), _ref("ErrorResponse")]}
 
 
 def add_common_responses(result, generator, request, public):
-    """Postprocessing hook: every operation may answer 401, 429 and 500 (spec, Endpoints),
-    503 (the database unreachable: archsvc.api.errors), 400 (a query parameter holding
-    U+0000 is refused before any view: archsvc.middleware), and a POST, PUT or DELETE 403
-    (CONTRACT 2: a session without its CSRF token). A 400's body is the one its cause
-    gives (`_bad_request_schema`). Every answer carries the rate-limit fields
-    (archsvc.api.ratelimit.RateLimitHeadersMiddleware)."""
+    """Postprocessing hook: the answers any operation may give besides its own (401, 429, 500,
+    503, a query's 400, a write's CSRF 403, CONTRACT 2), each with the rate-limit fields."""
     components = result.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
     schemas.update(ERROR_SCHEMAS)
@@ -300,11 +294,8 @@ SPEC_PATH_PARAMETERS = {
 
 
 def spec_path_parameters(result, generator, request, public):
-    """Postprocessing hook: drf-spectacular names path parameters after the URL kwargs
-    (`/v1/projects/{project_id}`), while the spec, and the parameters the views declare,
-    say `{projectId}`, `{serviceSlug}` and `{snapshotId}`. Where an operation declares the
-    spec's name, the path takes it and the kwarg-named duplicate is dropped, so each
-    template variable is declared once; anything else is left as it is."""
+    """Postprocessing hook: a path takes the spec's parameter names (`{projectId}`, not the URL
+    kwarg's `{project_id}`) where its operations declare them, each declared once."""
     paths = {}
     for path, path_item in result.get("paths", {}).items():
         operations = [op for op in path_item.values() if isinstance(op, dict)]
@@ -415,16 +406,8 @@ COMPONENT_NAMES = {
 
 
 def request_bodies(result, generator, request, public):
-    """Postprocessing hook, what a client generated from the schema sends:
-    - bodies are JSON (`application/json`; the views read any content type as JSON, which
-      drf-spectacular wrote as `*/*`);
-    - a PUT's body is required (the spec: "ProjectUpdate (required body)", "ServiceUpdate
-      (required body)"; without one the answer is a 400), though each of its fields is
-      optional;
-    - page, size and depth say their bounds, which the views enforce with a 400;
-    - request components have the names in COMPONENT_NAMES, close to unknown properties
-      (the spec: "Request objects reject unknown properties") and state the limits the
-      serializers enforce where drf-spectacular leaves them out (diagrams.api.schema)."""
+    """Postprocessing hook, what a generated client sends: JSON bodies, a required PUT body, the
+    query bounds the views enforce, request components renamed and closed to unknown properties."""
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
             if not isinstance(operation, dict):
@@ -432,9 +415,9 @@ def request_bodies(result, generator, request, public):
             body = operation.get("requestBody")
             if body is not None:
                 content = body.get("content", {})
-                if "*/*" in content:
+                if "*/*" in content:  # the views read any content type as JSON
                     body["content"] = {"application/json": content.pop("*/*"), **content}
-                if method == "put":
+                if method == "put":  # required by the spec (a 400 without), each field optional
                     body["required"] = True
             for parameter in operation.get("parameters", []):
                 bounds = PARAMETER_BOUNDS.get(parameter.get("name"))
@@ -450,7 +433,7 @@ def request_bodies(result, generator, request, public):
             for old, new in renames.items()
         }
         _rename_refs(result, refs)
-    for name, schema in schemas.items():
+    for name, schema in schemas.items():  # "Request objects reject unknown properties"
         if name.endswith("Request") and schema.get("type") == "object":
             schema["additionalProperties"] = False
     return result

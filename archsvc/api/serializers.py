@@ -76,9 +76,8 @@ def is_visible(value: str) -> bool:
 
 
 def text_problem(value: str, *, name: bool = True) -> str | None:
-    """What is wrong with a text typed outside the API (admin, settings, sign-up), by the
-    API's rules (StrictCharField): no control characters or invalid Unicode, and a name
-    shows something. None when it is fine."""
+    """What is wrong with a text typed outside the API (admin, settings, sign-up) by the API's
+    rules (StrictCharField), or None when it is fine."""
     if FORBIDDEN_TEXT.search(value):
         return "May not contain control characters or invalid Unicode (a lone surrogate)."
     if name and NAME_BREAKS.search(value):
@@ -89,9 +88,8 @@ def text_problem(value: str, *, name: bool = True) -> str | None:
 
 
 class StrictCharField(serializers.CharField):
-    """A JSON string and nothing else (DRF would turn 12 into "12"), without control
-    characters or lone surrogates. `visible=True` (names): at least one character a reader
-    can see, on one line (NAME_BREAKS)."""
+    """A JSON string only (DRF would take 12 as "12"), without control characters or lone
+    surrogates; `visible=True` (names): on one line, with a character a reader can see."""
 
     default_error_messages = {
         "invisible": "Must contain a visible character, not only spaces or invisible ones.",

@@ -1,6 +1,5 @@
-"""JSON answers for what no /v1 view handles: unknown paths, and Django's 404/500 handlers
-and CSRF failures when the path is under /v1 (pages get the site's own pages); and the 503
-of any request that found the database unreachable outside a /v1 view."""
+"""Answers for what no /v1 view handles (unknown paths, Django's error handlers, CSRF failures):
+JSON under /v1, the site's own pages elsewhere; and the 503 of an unreachable database."""
 
 import sys
 
@@ -35,9 +34,8 @@ def _not_found_message(path: str) -> str:
 
 
 def handler400(request, exception=None):
-    """A request Django could not read (a form in a charset other than UTF-8, too many
-    fields, a bad Host). Django's own handler reads the form again for its CSRF check, which
-    raised once more and made the 400 a 500."""
+    """A request Django could not read (a form not in UTF-8, too many fields, a bad Host), not
+    through Django's handler, whose CSRF check would read the form again and fail with a 500."""
     if request.path.startswith("/v1/"):
         return error_json(400, "bad_request", "The request could not be read.")
     try:
@@ -65,15 +63,14 @@ def handler500(request):
 
 
 def database_unavailable(request, exc: BaseException) -> HttpResponse:
-    """503 with Retry-After while the database cannot be reached, as the API answers its own
-    views (archsvc.api.errors): a page saying to try again in a moment, or the API's body;
-    one warning line with the reason. The page is rendered without the request, whose
-    context processors would read the session, in the database."""
+    """503 with Retry-After while the database cannot be reached: a page or the API's body, and
+    one warning line with the reason."""
     database_unreachable_logged(request, exc)
     if request.path.startswith("/v1/"):
         return error_json(
             503, "internal_error", "The service is briefly unavailable; retry.", Retry_After="1"
         )
+    # without the request, whose context processors would read the session, in the database
     response = HttpResponse(render_to_string("503.html"), status=503)
     response["Retry-After"] = "1"
     return response

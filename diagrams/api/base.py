@@ -1,6 +1,5 @@
-"""The base of the /v1 views that read the project in their path: with a bearer key, the key
-and the project are read in one query (diagrams.selectors.api_key_actor_and_project), and
-the view keeps the project instead of asking the database again."""
+"""The base of the /v1 views reading the project in their path: with a bearer key, the key and
+the project come in one query, and the view keeps the project instead of asking again."""
 
 from rest_framework.views import APIView
 
@@ -34,8 +33,8 @@ class ProjectAPIView(APIView):
         return selectors.project_get(actor=request.user, project_id=project_id)
 
     def options(self, request, *args, **kwargs):
-        """What the route takes, for a project the caller can read: it answered 200 for one
-        that does not exist or is another organization's, where every other method is 404."""
+        """What the route takes, for a project the caller can read; 404 for one that does not
+        exist or is another organization's, as every other method answers."""
         if "project_id" in kwargs:
             self.project(request, kwargs["project_id"])
         return super().options(request, *args, **kwargs)

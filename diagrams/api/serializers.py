@@ -39,8 +39,7 @@ class ProjectDuplicateSerializer(StrictSerializer):
 @extend_schema_field({"type": "string", "format": "date-time", "nullable": True})
 class IgnoredDateTimeField(serializers.Field):
     """A field the request may carry, as the schema says, and the server ignores whatever its
-    value: the contract's "a `pinnedAt` sent by the client is ignored" (a DateTimeField had
-    refused "garbage" with a 400 and taken "2024-01-01")."""
+    value: the contract's "a `pinnedAt` sent by the client is ignored"."""
 
     def to_internal_value(self, data):
         return None

@@ -117,9 +117,8 @@ _SERVICE_TAG = re.compile(r'"([0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})-([0-9
 
 
 def if_match(request) -> set[Version] | None:
-    """The service states an If-Match header names (RFC 9110 13.1.1); None when absent,
-    empty or `*`. Weak tags (`W/"..."`) never match, as the RFC asks of If-Match, and tags
-    this API did not make match nothing; a header that holds no entity tag at all is 400."""
+    """The service states an If-Match header names (RFC 9110 13.1.1), None when absent, empty or
+    `*`; weak and foreign tags match nothing, and a header with no entity tag at all is 400."""
     header = request.META.get("HTTP_IF_MATCH", "").strip()
     if not header:
         return None

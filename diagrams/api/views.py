@@ -47,9 +47,8 @@ class ProjectListView(APIView):
     _key_read = None  # (actor, query, (projects, total)) when a bearer key read the page
 
     def actor_for_api_key(self, request, token: str):
-        """Called by accounts.authentication.ApiKeyAuthentication: a read of the list with a
-        bearer key reads the key and the page in one query (a malformed query is answered
-        by the view, after authentication)."""
+        """Called by ApiKeyAuthentication: a list read with a bearer key reads the key and the
+        page in one query (a malformed query is answered by the view, after authentication)."""
         if request.method != "GET":
             return api_key_actor(token=token)
         try:

@@ -1,3 +1,2 @@
-"""The assistant: answers questions about one project's architecture, grounded in its graph
-and history, citing the entity ids it used. Engines: the built-in analyst (default) and an
-OpenAI-compatible LLM given the analyst's tools."""
+"""The assistant: answers questions about a project's architecture from its graph and history,
+citing entity ids; engines are the built-in analyst and an OpenAI-compatible LLM with its tools."""

@@ -1,6 +1,8 @@
-"""The built-in analyst: no network, no model. It finds the entities a question names
-(fuzzily), works out what is asked from its words, and answers with the tools. A follow-up
-without a name ("and who consumes it?") is about the entity the conversation was on."""
+"""The built-in analyst (no network, no model): finds the entities a question names, reads what
+is asked from its words and answers with the tools; a nameless follow-up means the last entity.
+
+Long because reading questions is one ordered cascade of patterns (`_route`, where order
+decides) plus the small readers it uses, which are best read together."""
 
 import calendar
 import re
@@ -73,9 +75,8 @@ YEARS = range(1970, 3000)
 
 
 def _month_or_year(text: str, now: datetime) -> tuple[datetime, datetime | None] | None:
-    """The period a month or a year stands for: all of it after in, during or throughout
-    (a month without a year is its last one that has begun), from its start on after since,
-    after or from."""
+    """The period a month or a year stands for: all of it after in/during/throughout (a bare
+    month is its last begun), from its start on after since/after/from."""
     for found in NUMERIC_MONTH.finditer(text):
         word, year, month = found.group(1), int(found.group(2)), int(found.group(3))
         if year in YEARS and 1 <= month <= 12:
@@ -204,9 +205,8 @@ REFERRED_KIND = (
 def _recent_mentions(
     context: AssistantContext, history: list[Turn], text: str = "", work: MatchWork | None = None
 ) -> list[Mention]:
-    """What "it" or "that team" refers to: the entities (of that kind, when the question
-    says which) of the latest question that named any, else of the latest answer. `work`:
-    the matching budget it shares with the question."""
+    """What "it" or "that team" refers to: the entities (of the kind said) of the latest question
+    naming any, else of the latest answer; `work` is the question's shared matching budget."""
     wanted = next(
         (
             kind
@@ -248,9 +248,8 @@ def _named(mentions: list[Mention]) -> list[Mention]:
 
 
 def _blanked(tokens: list[str], mentions: list[Mention]) -> str:
-    """The question's words with the names in it blanked ("x"): what is asked is read from
-    the other words, so a topic "cart.failed.v2" or a service "Billing Cost Service" does
-    not make "who consumes ...?" a question about failures or costs."""
+    """The question's words with its names blanked ("x"), so what is asked is read from the other
+    words only (a topic "cart.failed.v2" does not make a question about failures)."""
     covered = {i for m in mentions for i in range(m.start, m.start + m.length)}
     return " ".join("x" if i in covered else token for i, token in enumerate(tokens))
 
@@ -481,10 +480,8 @@ _LEANS = re.compile(r"^(depend\w*|rel(y|ies|ied|ying)|needs?|needed|feeds?|feedi
 
 
 def _upstream(text: str, mention: Mention) -> bool:
-    """Whether a question asks what an entity depends on, upstream ("what does X depend
-    on / rely on / need?", "what feeds X?", "upstream of X") rather than what depends on
-    it ("what depends on / relies on / needs X?", "what does X feed?"): by where the name
-    stands from the verb."""
+    """Whether a question asks what an entity depends on ("what does X need?", "what feeds X?")
+    rather than what depends on it, by where the name stands from the verb."""
     if _has(text, r"\bupstream\b"):
         return not _has(text, r"\bdownstream\b")
     tokens = text.split()
@@ -502,9 +499,8 @@ _NOT_A_NAME = QUESTION_WORDS | {
 
 
 def _unnamed_end(text: str) -> str | None:
-    """The words at one end of a path question that name nothing ("how does data get from
-    Cart to Ledger?" where the project has no Ledger; names found are blanked to "x" in
-    `text`). Only a question about a path, and an end that reads as a name."""
+    """The words at one end of a path question (names found blanked to "x" in `text`) that name
+    nothing in the project, when they read as a name."""
     if not _has(
         text, r"\bpath\b|\broute\b|\breach|\bhow\b.*\b(get|gets|go|goes|flow|flows|travel)\b"
     ):
@@ -556,9 +552,8 @@ _TRAILING = {"now", "today", "currently", "here", "please", "again"}
 
 
 def _unnamed_subject(text: str) -> str | None:
-    """The name a question of a kind the analyst answers is about, when the project has
-    nothing of that name ("who owns Inventory Service?" in a project without it): the words
-    in the name's place, if they read as a name."""
+    """The words in the name's place of a question the analyst could answer, when they read as a
+    name the project does not have ("who owns Inventory Service?" without one)."""
     for pattern in _SUBJECT_QUESTIONS:
         match = pattern.match(text)
         if match is None:
@@ -575,9 +570,8 @@ def _unnamed_subject(text: str) -> str | None:
 
 
 def _as_written(message: str, name: str) -> str:
-    """A name read from the question's folded words, as the question wrote it
-    ("Inventory Service", "Über Dienst"; not "inventory service", "uber dienst"), where it
-    can be found there."""
+    """A name read from the question's folded words, as the question wrote it ("Über Dienst",
+    not "uber dienst"), where it can be found there."""
     folded, origin = [], []  # the message folded a character at a time, and where from
     for at, char in enumerate(message):
         for piece in folded_text(char):

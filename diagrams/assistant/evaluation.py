@@ -1,11 +1,5 @@
-"""The analyst's evaluation set (evaluation.json): the demo architecture (diagrams/demo.py), a
-synthetic history of it, and questions with what a correct answer must cite and say. Shared
-by bench/assistant_eval.py (every question) and diagrams/tests/test_assistant_eval.py (a
-representative subset).
-
-A question is answered correctly when every `expect_references` id is in the answer's
-references, every `expect_facts` substring is in the lower-cased reply, at least one substring
-of each `expect_any_facts` group is in it, and no `forbid_facts` substring is."""
+"""The analyst's evaluation set (evaluation.json): the demo architecture, a synthetic history and
+questions with what a correct answer must cite and say; shared by the bench and the tests."""
 
 import json
 import time
@@ -148,7 +142,8 @@ class Result:
 
 
 def score(question: dict, answer: Answer) -> Result:
-    """How an answer measures up to a question's expectations."""
+    """How an answer measures up: it cites every `expect_references` id, and its reply says every
+    `expect_facts`, one of each `expect_any_facts` group and no `forbid_facts` (any case)."""
     reply = answer.reply if isinstance(getattr(answer, "reply", None), str) else ""
     references = list(getattr(answer, "references", None) or [])
     said = reply.lower()
@@ -212,9 +207,8 @@ def _state(service: dict, slug: str, updated_at: datetime) -> ServiceState:
 
 
 def architecture_context(data: dict, *, now: datetime | None = None) -> AssistantContext:
-    """The context of an architecture given as ServiceCreate bodies ({"name", "services"},
-    like ../shared/bench/architectures/*.json), without a database and with no history:
-    what bench/assistant_eval.py --hostile and the assistant's tests measure the cost on."""
+    """The context, without a database or history, of an architecture given as ServiceCreate
+    bodies ({"name", "services"}, as in the bench's architectures/*.json)."""
     from diagrams.slugs import service_slug
 
     states = [

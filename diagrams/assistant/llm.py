@@ -1,6 +1,5 @@
-"""The LLM engine: any OpenAI-compatible chat completions endpoint (ASSISTANT_BASE_URL,
-ASSISTANT_MODEL, ASSISTANT_API_KEY), given the analyst's tools so that its answers rest on
-the graph. On a timeout or any error the analyst answers instead, and says so."""
+"""The LLM engine: an OpenAI-compatible endpoint (ASSISTANT_* settings) given the analyst's tools
+so its answers rest on the graph; on a timeout or any error the analyst answers, and says so."""
 
 import json
 import logging

@@ -1,16 +1,5 @@
-"""Finding the project's entities named in a question: case, punctuation and small typos
-do not matter ("orders placed", "Orders.Placed", "ordrs.placed").
-
-A name matches a window of the question's words exactly (the same words) or fuzzily (difflib
-ratio >= 0.86, the name at least 5 characters, lengths within 3, word counts within 1). The
-cost is bounded whatever the text (docs/assistant.md, "Cost of a question"): exact names are
-looked up in an index of the project's names (`NameIndex`, built once a context); a window
-is compared fuzzily only when it lies clear of the exact matches chosen, once however often
-it repeats, and only with the names that share enough characters and character pairs with
-it to reach 0.86 at all (a bound that never skips a match); and the exact lookups and
-candidates, the windows, comparisons, prefilter steps and fuzzy candidates are capped
-(MAX_*), far above what a question needs. Within the caps the matches are those of
-comparing every name with every window."""
+"""Finding the project's entities a question names, exactly or fuzzily (case, punctuation and
+small typos do not matter), at a cost bounded whatever the text (docs/assistant.md)."""
 
 import re
 import unicodedata
@@ -37,10 +26,9 @@ FUZZY_MIN = 0.86  # the least difflib ratio of a fuzzy match
 FUZZY_MIN_LENGTH = 5  # shorter names match exactly only
 FUZZY_LENGTH_SLACK = 3  # a window at most this many characters longer or shorter than the name
 
-# Bounds on the work of matching. A message has at most 4,000 characters, so at most 2,000
-# words. The windows and comparisons are counted in a MatchWork, which a caller may share
-# between texts (the analyst does, between a question and the history it looks back at);
-# the evaluation's questions use less than a tenth of any bound.
+# Bounds on the work of matching (a message has at most 4,000 characters, so 2,000 words),
+# counted in a MatchWork a caller may share between texts. Within them the matches are those
+# of comparing every name with every window: the prefilter never skips a match.
 MAX_WORDS = 2000  # of one text
 MAX_FUZZY_WINDOWS = 400  # distinct windows compared fuzzily, in order of appearance
 MAX_COMPARISONS = 2000  # difflib ratios, a long one counting as several (_comparison_cost)
@@ -111,8 +99,7 @@ class MatchWork:
 
 
 def _comparison_cost(window: str, name: str) -> int:
-    """A difflib ratio's cost in ratios of short names: its time grows with the product of
-    the lengths (10 us for 10 characters, 280 us for 120)."""
+    """A difflib ratio's cost in ratios of short names (its time grows with both lengths)."""
     return 1 + len(window) * len(name) // 400
 
 
@@ -135,10 +122,10 @@ def _gram_keys(text: str) -> list[tuple[str, int]]:
 
 def _least_shared(total: int) -> tuple[int, int]:
     """The fewest characters, and character pairs, two strings of `total` characters in all
-    have in common when their difflib ratio is at least FUZZY_MIN. The ratio is 2M/total, M
-    the characters of its k matching blocks, so M >= 0.43 total; blocks are separated by at
-    least one unmatched character, so k <= total - 2M + 1, and a block of l characters holds
-    l - 1 pairs: at least M - k >= 3M - total - 1 pairs in common."""
+    share when their difflib ratio is at least FUZZY_MIN (a bound, never too high)."""
+    # ratio = 2M/total (M characters in k matching blocks), so M >= 0.43 total; blocks are
+    # apart, so k <= total - 2M + 1, and a block of l characters holds l - 1 pairs:
+    # at least M - k >= 3M - total - 1 pairs in common
     matched = -(-43 * total // 100)  # ceil(0.43 total), 0.43 = FUZZY_MIN / 2
     return matched, 3 * matched - total - 1
 
@@ -208,8 +195,7 @@ class _Bucket:
 
 class NameIndex:
     """Every entity's name (services also by slug) as words, looked up exactly by its first
-    word and fuzzily by length and character pairs. Built once a context
-    (AssistantContext.names)."""
+    word and fuzzily by length and character pairs; built once a context."""
 
     def __init__(self, entities: dict):
         self.entries: list[_Entry] = []
@@ -247,10 +233,8 @@ class NameIndex:
         return self._buckets[length, size]
 
     def exact_mentions(self, tokens: list[str], work: MatchWork) -> list[Mention]:
-        """The names of the windows of `tokens` (every place), in order of appearance until
-        the words looked up or the candidates reach MAX_EXACT_WORDS or MAX_EXACT_CANDIDATES
-        (over every text sharing `work`): a name many entities share, repeated, or names
-        nested in one another ("a", "a a", ...) cost no more than that."""
+        """The names of the windows of `tokens`, in order of appearance until MAX_EXACT_WORDS or
+        MAX_EXACT_CANDIDATES (over all texts sharing `work`), however names repeat or nest."""
         found = []
         for start, token in enumerate(tokens):
             for size in self.first_sizes.get(token, ()):
@@ -341,9 +325,8 @@ def _hint(tokens: list[str], start: int, span: int, kind: str, anywhere: set[str
 def _fuzzy_windows(
     tokens: list[str], spans: list[int], longest: int, taken: set[int], work: MatchWork
 ) -> tuple[dict[str, int], list[tuple[int, str]]]:
-    """The windows worth comparing fuzzily (distinct, with their word count, in order of
-    appearance, up to MAX_FUZZY_WINDOWS in all) and where each occurs (up to MAX_FUZZY_PLACES
-    in all): windows of a length a name could match, clear of the exact matches chosen."""
+    """The distinct windows, of a length a name could match and clear of the exact matches,
+    with their word counts, and where each occurs (within MAX_FUZZY_WINDOWS, _PLACES)."""
     joined = " ".join(tokens)
     ends = [0]  # ends[i]: the characters of tokens[:i], a space after each
     for token in tokens:
@@ -380,10 +363,8 @@ def _fuzzy_windows(
 def find_mentions(
     context: "AssistantContext", text: str, work: MatchWork | None = None
 ) -> list[Mention]:
-    """Entities named in `text`, best first, not overlapping, in order of appearance. A
-    name several kinds share goes to the kind its neighbouring words name, else to a
-    service, then a topic, a team, a flow, a category. An exact match beats any fuzzy one;
-    then the higher ratio, the longer name ("orders placed" over "orders" inside it)."""
+    """Entities named in `text`, not overlapping, in order of appearance; ranked exact first, then
+    by ratio, name length, the kind nearby words hint at, then service/topic/team/flow/category."""
     work = work if work is not None else MatchWork()
     index: NameIndex = context.names
     tokens = words(text)[:MAX_WORDS]

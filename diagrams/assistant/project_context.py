@@ -13,9 +13,8 @@ from diagrams.selectors import project_state
 
 
 def _services_known(context) -> int:
-    """A kept context's size in services' worth of memory (about 7.5 KB each): its services,
-    and its history events, about a twelfth of that each (up to 5,000 of them: about 600
-    bytes an event with what it did in words, `HistoryEvent.what`)."""
+    """A kept context's size in services' worth of memory: its services, and its history events
+    at about a twelfth of a service each."""
     return 1 + len(context.entities["services"]) + len(context.history) // 12
 
 
@@ -23,12 +22,8 @@ assistant_contexts = LocalRenders("ASSISTANT_KEPT_SERVICES", size=_services_know
 
 
 def assistant_context(*, project: Project):
-    """The project's current graph and its history (newest first, the latest 5,000 events):
-    all the assistant may read. Each worker keeps it, with its name index, for the next
-    question on the same state (ASSISTANT_KEPT_SERVICES): a chat is several questions in a
-    row, and on 1,000 services loading and indexing the project is most of each answer's
-    time. Its key is the project's state (`updated_at`, which every write moves), so a kept
-    context is never stale; `now` is the time of each question."""
+    """The project's current graph and latest history: all the assistant may read. Each worker
+    keeps it for a chat's next question, keyed by `updated_at`, which every write moves."""
     key = (project.id, iso(project.updated_at))
     kept = assistant_contexts.get(key)
     if kept is None:

@@ -1,6 +1,8 @@
-"""What the assistant can find out about the project: each function answers one kind of
-question from the graph or the history, in sentences, with the entity ids it used. The
-analyst calls them; an LLM engine gets them as tools."""
+"""What the assistant can find out: each function answers one kind of question from the graph
+or history, in sentences, with the entity ids it used; for the analyst and as LLM tools.
+
+Long because each kind of question needs its own wording of the answer (counts, ties, "and N
+more"), and cycles need bounded algorithms so a big tangled project stays cheap."""
 
 from collections import Counter
 from datetime import datetime
@@ -260,10 +262,10 @@ def _on_loops(graph: nx.DiGraph) -> dict[str, frozenset]:
 
 def _all_cycles(graph: nx.DiGraph, loops: dict) -> tuple[list[list[str]], int]:
     """Every cycle when there are few enough to list (else none), and their number (else a
-    lower bound of it). Each loop's edges less its nodes plus one is one: a strongly
-    connected graph has a basis of directed cycles that large (Berge), so a project with
-    thousands of cycles is known to have them without listing them."""
+    lower bound of it)."""
     components = set(loops.values())
+    # a strongly connected graph has a basis of edges - nodes + 1 directed cycles (Berge):
+    # a lower bound on the count, without listing them
     least = sum(graph.subgraph(c).number_of_edges() - len(c) + 1 for c in components)
     if not loops or least >= MAX_CYCLES:
         return [], least
@@ -275,9 +277,8 @@ def _all_cycles(graph: nx.DiGraph, loops: dict) -> tuple[list[list[str]], int]:
 
 
 def _shortest_through(graph: nx.DiGraph, loop: frozenset, start: str, limit: float) -> list:
-    """The shortest cycle through `start` by each of its predecessors on its loop, no
-    longer than `limit` nodes: one breadth-first search along the data flow. Also how many
-    nodes it reached."""
+    """The shortest cycles through `start` (one per predecessor on its loop, at most `limit`
+    nodes) by one breadth-first search, and how many nodes it reached."""
     parents, frontier, depth = {start: None}, [start], 1
     targets = {p for p in graph.predecessors(start) if p in loop}
     cycles = []
@@ -304,10 +305,8 @@ def _rotated(cycle: list[str]) -> tuple[str, ...]:
 
 
 def _shortest_cycles(graph: nx.DiGraph, loops: dict, through: str | None) -> list:
-    """The SHOWN_CYCLES shortest cycles (through one node, or anywhere), found without
-    listing every cycle: the shortest through each node, shortest and then by name first.
-    Anywhere, the search from node after node stops after CYCLE_WORK nodes reached: in a
-    project of long loops they are then the shortest of those seen."""
+    """The SHOWN_CYCLES shortest cycles (through one node, or anywhere) without listing them all;
+    anywhere, the search stops after CYCLE_WORK nodes reached: the shortest of those seen."""
     best: list[tuple] = []
     work = 0
     for start in [through] if through else sorted(loops):
@@ -340,9 +339,8 @@ def _cycle_line(context: AssistantContext, cycle: list[str]) -> str:
 
 
 def cycles(context: AssistantContext, entity_id: str | None = None) -> Answer:
-    """The cycles of the data flow, shortest first (or those through one entity). Counted
-    and listed exactly while there are few; in a big project with many, whether a node is
-    on one is still exact (its loop), and the cycles shown are the shortest found."""
+    """The cycles of the data flow (or through one entity), shortest first: exact while few; with
+    many, only being on one is exact, the count a lower bound, those shown the shortest found."""
     graph = context.graph
     loops, every, least = _derived(context, "cycles", lambda: _cycle_facts(graph))
     if entity_id is not None and entity_id not in loops:
@@ -448,9 +446,8 @@ def changes(
     until: datetime | None = None,
     former: tuple[str, str] | None = None,
 ) -> Answer:
-    """What changed since a time (and before `until`, when a question names a month or a
-    year), in the whole project or (`service_id`) in one service, or (`former`: its id and
-    a name it had) in a service renamed or deleted since."""
+    """What changed since a time (and before `until`), in the project, in one service, or in one
+    renamed or deleted since (`former`: its id and a name it had)."""
     events = [e for e in context.history if e.at >= since and (until is None or e.at < until)]
     if former is not None:
         return _former_changes(context, events, former)

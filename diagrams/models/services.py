@@ -1,6 +1,5 @@
-"""A service's identity and its snapshots. Every write adds a snapshot; the current one has
-`valid_until` null. The database holds the invariants: one current snapshot per service,
-one live service per slug in a project, versions unique per service."""
+"""A service's identity and its snapshots (the current one's `valid_until` null). The database
+holds the invariants: one current snapshot a service, one live service a slug, unique versions."""
 
 import uuid
 

@@ -1,9 +1,5 @@
-"""Project state -> a networkx graph, and the focus filter of CONTRACT 10.
-
-Nodes are services and topics, keyed by entity id, with attributes `type` ("service" or
-"messaging"), `label`, `category` (and its project-wide `category_id`), `owner`, `flows` and
-`color`. Edges follow the data:
-service -> topic for produces (`kind="produces"`), topic -> service for consumes."""
+"""Project state -> a networkx graph of services and topics keyed by entity id (edges follow
+the data flow), and the focus filter of CONTRACT 10."""
 
 import re
 
@@ -68,9 +64,8 @@ def parse_filtered_ids(values: list[str]) -> list[str]:
 
 
 def graph_filter(graph: nx.DiGraph, entities: dict, seeds: list[str], depth: int) -> nx.DiGraph:
-    """Keep every node within `depth` hops (either direction) of a seed, and the edges among
-    them. A category, owner or flow id seeds every service and topic that carries it; an id
-    that names nothing seeds nothing."""
+    """Keep every node within `depth` hops (either direction) of a seed, with their edges; a
+    category, owner or flow id seeds all that carry it, an unknown id seeds nothing."""
     start = set()
     for seed in seeds:
         if seed in graph:

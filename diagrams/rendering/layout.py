@@ -1,24 +1,5 @@
-"""A layered (Sugiyama) layout, left to right.
-
-1. Cycles broken and layers assigned (layering.py): a small feedback arc set reversed, then
-   longest-path layers relaxed towards shorter edges (network simplex for tangled graphs).
-2. Edges spanning several layers get a dummy node per layer crossed.
-3. Crossing reduction (ordering.py): dot's mincross, weighted-median sweeps and
-   transpositions (from several starts, then sifting, for small and tangled graphs),
-   vectorised with numpy.
-4. Vertical placement (placement.py): nodes pulled towards their neighbours under the order
-   and spacing constraints; long edges straightened.
-5. Columns from the widest label of each layer; edges routed through their dummies.
-6. Disconnected parts are laid out alone and packed side by side in rows.
-
-A part whose long edges would need more than LAYOUT_BUDGET nodes and dummies (a big, tangled
-project), or whose nodes are so densely wired that ordering them would take seconds
-(DENSITY_BUDGET), is drawn simply instead (`_layout_simple`): same layers and columns, no dummies,
-orders from a few barycentre passes, each edge one curve. Work and memory stay linear in
-the project's size, so no project can stall or exhaust a worker.
-
-Pure: a networkx graph in, coordinates out. Deterministic.
-"""
+"""A deterministic layered (Sugiyama) layout, left to right: a networkx graph in, coordinates
+out; disconnected parts are laid out alone and packed in rows."""
 
 import math
 from dataclasses import dataclass
@@ -245,6 +226,7 @@ def _layout_component(
     # edges in layering direction: (a, b) with a before b; `flipped` when reversed
     plain = [(s, t) for s, t, _ in pairs]
     directed, layer = layered_dag(n, succ, pred, plain)
+    # over a budget, draw simply: work and memory stay linear, so no project can stall a worker
     if (
         n + sum(layer[b] - layer[a] - 1 for a, b, _ in directed) > LAYOUT_BUDGET
         or sum((len(succ[v]) + len(pred[v])) ** 2 for v in range(n)) > DENSITY_BUDGET
@@ -333,10 +315,8 @@ def _columns(
 
 
 def _simple_order(layer: list[int], directed: list[tuple[int, int, bool]]) -> list[list[int]]:
-    """Each layer's order for a simple drawing: SIMPLE_PASSES barycentre sweeps, down then
-    up, as in dot's first sweeps but over the real nodes only: a node goes to the mean
-    relative place (0 to 1) of its neighbours on the side the sweep comes from, in whatever
-    layer they are."""
+    """Each layer's order for a simple drawing: SIMPLE_PASSES barycentre sweeps over the real
+    nodes, each going to the mean relative place of its neighbours on the sweep's side."""
     n = len(layer)
     node_layer = np.array(layer, dtype=np.int64)
     depth = int(node_layer.max()) + 1
@@ -380,9 +360,8 @@ def _layout_simple(
     layer: list[int],
     sizes: dict[str, tuple[float, float, tuple[str, ...]]],
 ) -> _Part:
-    """A part too big to untangle: its layers and columns as usual, but no dummies. Layers
-    are ordered by a few barycentre sweeps, stacked and centred in their columns, and every
-    edge runs straight from its source's side to its target's."""
+    """A part too big to untangle: usual layers and columns but no dummies, a few barycentre
+    sweeps for the order, and every edge straight from its source to its target."""
     n = len(ids)
     layers = _simple_order(layer, directed)
     depth = len(layers)

@@ -1,7 +1,5 @@
-"""A project graph as a Mermaid 11 flowchart (CONTRACT 6, 8, 14): services are boxes, topics
-stadiums, arrows follow the data. User text only ever appears inside a quoted label, with
-every character outside a safe set (letters, marks and digits of any script, space and a few
-ASCII signs) written as a Mermaid entity code."""
+"""A project graph as a Mermaid 11 flowchart (CONTRACT 6, 8, 14). User text only ever appears
+inside a quoted label, every character outside a safe set written as an entity code."""
 
 import re
 import string

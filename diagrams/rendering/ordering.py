@@ -1,13 +1,8 @@
 """Crossing reduction for a layered graph whose edges all join neighbouring layers (long edges
 already cut by dummies): dot's mincross, vectorised with numpy.
 
-A try alternates weighted-median sweeps (down, then up) with transpositions and keeps the
-best order seen; as dot does, small and tangled graphs get a try from each of several
-initial orders, and the best is then sifted layer by layer. Transposition swaps adjacent
-nodes of a layer when that removes crossings; swaps of disjoint pairs are independent, and
-layers of one parity never neighbour each other, so every even (then odd) pair of every even
-(then odd) layer is decided at once.
-"""
+Long because every pass is vectorised, which needs explicit index bookkeeping (often a few-
+and a many-case path) around the index sets that Graph precomputes for all of them."""
 
 from collections import deque
 
@@ -45,9 +40,8 @@ def _csr(adjacency: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _inversions(upper: np.ndarray, lower: np.ndarray) -> int:
-    """Crossings among edges between two layers, given their end positions. Sorted by upper
-    end, then lower, two edges cross exactly when their lower ends are in strictly the wrong
-    order."""
+    """Crossings among edges between two layers, given their end positions: sorted by upper end,
+    then lower, two edges cross exactly when their lower ends are strictly out of order."""
     m = len(upper)
     if m < 2:
         return 0
@@ -61,9 +55,8 @@ def _inversions(upper: np.ndarray, lower: np.ndarray) -> int:
 
 
 def _merge_inversions(values: np.ndarray) -> int:
-    """Pairs i < j with values[i] > values[j] (values >= 0), counted by a bottom-up merge
-    sort, one level at a time for every block at once: O(m log^2 m) where comparing all pairs
-    is O(m^2) (20,000 values: 15 ms instead of 0.7 s)."""
+    """Pairs i < j with values[i] > values[j] (values >= 0), counted by a bottom-up merge sort
+    over every block at once: O(m log^2 m) instead of comparing all pairs."""
     m = len(values)
     if m < 2:
         return 0
@@ -130,11 +123,8 @@ class Graph:
         self.ranks = np.arange(self.widest, dtype=np.int64)
 
     def sweep_plan(self, downward: bool) -> list[tuple]:
-        """Per layer of a sweep (down: by up-neighbours; up: by down-neighbours): its slots,
-        its nodes with one neighbour on that side and those neighbours, its nodes with more
-        (their neighbours in one array, each node's block offset by its index times the
-        widest layer so one sort sorts every block, and where each block's middle two, first
-        and last are) and whether some node has none there. Built once per direction."""
+        """Per layer of a sweep (down: by up-neighbours; up: by down-neighbours), the index arrays
+        its median step needs, and whether some node has no neighbour there; built once."""
         key = bool(downward)
         if key in self._plans:
             return self._plans[key]
@@ -158,7 +148,8 @@ class Graph:
             + np.arange(int(ends[-1]) if len(ends) else 0)
         ]
         multi_at = np.searchsorted(self.layer[multi], levels)
-        # block offsets: a node's index among its layer's nodes with more than one neighbour
+        # block offsets: a node's index among its layer's nodes with more than one neighbour,
+        # times the widest layer + 1, so one sort sorts every block
         owner = np.arange(len(multi)) - np.repeat(multi_at[:-1], np.diff(multi_at))
         offset = np.repeat(owner * width, counts)
         middle = counts // 2
@@ -201,9 +192,8 @@ class Graph:
         return plan
 
     def _group_gaps(self) -> None:
-        """Gaps with few edges are counted together: each group pads its gaps' edges to one
-        width (with an edge that crosses nothing) so one broadcast counts them all; bigger
-        gaps are counted one by one."""
+        """Group the gaps with few edges, padded to one width by an edge that crosses nothing, so
+        one broadcast counts a group; bigger gaps are counted one by one."""
         bounds = self.gap_bounds.tolist()
         sizes = [bounds[i + 1] - bounds[i] for i in range(self.depth)]
         self.big_gaps = [
@@ -326,9 +316,8 @@ class Ordering:
     def _pair_crossings(
         self, u: np.ndarray, v: np.ndarray, with_now: bool
     ) -> tuple[np.ndarray, np.ndarray | None]:
-        """For adjacent pairs (u left of v): the crossings a swap would remove (negative when
-        it adds some), and (`with_now`) the crossings now. Both sides of a node are
-        handled together: side 1 of node x is entry x + count of the two-sided arrays."""
+        """For adjacent pairs (u left of v): the crossings a swap would remove (negative if it
+        adds some) and, `with_now`, the crossings now; both sides of a node in one pass."""
         g, pos = self.graph, self.pos
         count = len(u)
         uu = np.concatenate((u, u + g.count))
@@ -352,11 +341,8 @@ class Ordering:
         return gain, now[:count] + now[count:]
 
     def sift_layers(self, downward: bool) -> None:
-        """Sifting layer after layer: each node of a layer (busiest first) moves to the place
-        where its edges cross the fewest others, the rest keeping their order. While one
-        layer is sifted its neighbours stay put, so the crossings of every pair of its nodes
-        (one left of the other) are counted once, as a matrix, and each move is a prefix
-        sum over it."""
+        """Sifting layer after layer: each node of a layer (busiest first) moves to where its
+        edges cross the fewest others, the rest keeping their order."""
         g, pos, slots = self.graph, self.pos, self.slots
         degree = g.up_deg + g.down_deg
         layers = range(g.depth) if downward else range(g.depth - 1, -1, -1)
@@ -366,6 +352,8 @@ class Ordering:
             if k < 2:
                 continue
             nodes = slots[begin:end].copy()
+            # the neighbouring layers stay put while this one is sifted, so pair crossings
+            # are counted once, as a matrix, and each move is a prefix sum over it
             pair = np.zeros(k * k)  # pair[i * k + j]: crossings of nodes i, j with i left of j
             for pointer, index in ((g.up_ptr, g.up_idx), (g.down_ptr, g.down_idx)):
                 counts = pointer[nodes + 1] - pointer[nodes]
@@ -413,10 +401,12 @@ class Ordering:
             pos[reordered] = np.arange(k)
 
     def transpose(self, passes: int, *, equal_swaps: bool = False) -> None:
-        """Swap adjacent nodes while that removes crossings (with `equal_swaps`, also when
-        it adds none: dot's way off a plateau). Within one parity the neighbouring layers
-        stay put, so a pair needs a second look only when a swap changed one of its slots."""
+        """Swap adjacent nodes while that removes crossings (with `equal_swaps`, also when it
+        adds none: dot's way off a plateau)."""
         g, pos, slots = self.graph, self.pos, self.slots
+        # swaps of disjoint pairs are independent and layers of one parity never neighbour
+        # each other, so each (layer parity, pair parity) class is decided at once; as the
+        # neighbouring layers stay put, a pair is looked at again only if a slot changed
         for parity in (0, 1):
             # changed[h][slot]: the slot's node changed since half h last looked at it
             changed = [np.ones(g.count + 1, dtype=bool), np.ones(g.count + 1, dtype=bool)]
@@ -501,9 +491,8 @@ def _breadth_first_layers(g: Graph, from_sinks: bool) -> list[list[int]]:
 
 
 def _improve(ordering: Ordering, edges: int) -> tuple[int, np.ndarray]:
-    """One try: sweeps and transpositions from the ordering's order, the best order seen
-    and its crossings. It stops after MIN_QUIT iterations without a real gain, or
-    SPARSE_MIN_QUIT once the drawing is sparse (at most SPARSE crossings per edge)."""
+    """One try of sweeps and transpositions: the best order seen and its crossings; stops after
+    MIN_QUIT iterations without a real gain (SPARSE_MIN_QUIT once the drawing is sparse)."""
     best = ordering.crossings()
     best_slots = ordering.snapshot()
     stale = 0
@@ -549,10 +538,8 @@ def order_layers(
     first: tuple[Graph, int, np.ndarray] | None = None,
     thorough: bool | None = None,
 ) -> Ordering:
-    """The order of every layer with the fewest crossings found; `edges` is the number of
-    the graph's own edges and `real` of its own nodes (dummies are numbered after them).
-    `first`: the first try, when already made; `thorough`: whether to make every try (by
-    default: for small graphs and tangled ones)."""
+    """The layer orders with the fewest crossings found. `edges`, `real`: the graph's own edges
+    and nodes (dummies numbered after); `first`: a try already made; `thorough`: every try."""
     g, best, best_slots = first if first is not None else first_try(layer, up, down, real, edges)
     # more tries where they are cheap (small graphs) or pay off (tangled ones)
     more = (

@@ -1,12 +1,5 @@
-"""Vertical placement of an ordered layered graph (the x of a node is its layer's column).
-
-Each node is pulled towards the weighted mean of its neighbours' heights (edges between two
-dummies pull hardest, so long edges straighten), then every layer is projected back onto its
-order and spacing constraints: shifted by the cumulative spacing, the positions must not
-decrease, and the projection (the mean of the running maximum from the top and the running
-minimum from the bottom) keeps them in order with the least movement it can find cheaply.
-All layers are updated at once with numpy. Finally each long edge's run of dummies gets one
-common height where that fits, so long edges run straight."""
+"""Vertical placement of an ordered layered graph (the x of a node is its layer's column), with
+nodes pulled towards their neighbours and long edges straightened."""
 
 import numpy as np
 
@@ -20,7 +13,7 @@ ITERATIONS = 40
 def vertical_centres(
     g: Graph, ordering: Ordering, heights: np.ndarray, dummy: np.ndarray
 ) -> np.ndarray:
-    """The centre height of every node."""
+    """The centre height of every node: pulled towards its neighbours, kept in order and spaced."""
     slots = ordering.slots
     if g.count == 0:
         return np.zeros(0)
@@ -47,6 +40,9 @@ def vertical_centres(
     big = 4.0 * span + 1e4  # keeps the running max/min from crossing layer boundaries
     lift = slot_layer * big
     divisor = np.where(free, 1.0, pull)
+    # pull each node to its neighbours' weighted mean (dummy-dummy edges hardest), then project
+    # every layer back onto order and spacing: the mean of the running max from the top and
+    # the running min from the bottom, all layers at once
     for _ in range(ITERATIONS):
         total = np.bincount(upper, weight * y[lower], g.count) + np.bincount(
             lower, weight * y[upper], g.count
@@ -71,9 +67,8 @@ def straighten(
     heights: np.ndarray,
     dummy: np.ndarray,
 ) -> None:
-    """Give each long edge's run of dummies one common height (the source's, the target's,
-    or the run's median, whichever first fits between its neighbours in every layer it
-    crosses), so long edges run straight and bend only near their ends."""
+    """Give each long edge's run of dummies one common height (the source's, the target's or
+    the run's median, whichever first fits in every layer), so long edges run straight."""
     ys = y.tolist()
     height = heights.tolist()
     is_dummy = dummy.tolist()

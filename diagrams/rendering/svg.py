@@ -1,7 +1,5 @@
-"""Layout -> SVG (svgwrite). Services are rectangles, topics rounded rectangles with fully
-round ends, edges smooth curves with arrowheads, colours by category with a legend, and a
-header with the project's name and time. User text only ever reaches text nodes and
-<title> elements, escaped by the XML writer; never an attribute that runs or loads."""
+"""Layout -> SVG (svgwrite) with a header and a category legend. User text only ever reaches
+text nodes and <title> elements, escaped by the XML writer; never an attribute."""
 
 import re
 from xml.etree import ElementTree
@@ -57,20 +55,14 @@ def graph_origin() -> tuple[float, float]:
 
 def _number(value: float) -> str:
     """A coordinate as SVG text: at most two decimals, no trailing zeros, never an exponent
-    (`:g` keeps six digits, so past x = 100,000 it wrote "123457" for 123456.5) and never a
-    float's tail ("1933.6000000000001")."""
+    (so not `:g`, which rounds to six digits) and never a float's tail."""
     text = f"{value:.2f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 
 
 def _edge_path(points: tuple[tuple[float, float], ...], numbers: dict[float, str]) -> str:
-    """A smooth curve through the points: straight where level, an S-bend (horizontal
-    tangents at both ends) where the height changes. Written from the first point on in
-    relative steps ("h161", "c32,0 32,-69 64,-69"), which are a third of the text of
-    absolute ones on a wide graph (3,000 services: 3.6 MB of paths instead of 6.4) and
-    repeat across edges (ranks are evenly spaced); the layout's points are on a 0.1 grid, so
-    each step is rounded to it (half steps to 0.05) and the path ends exactly where it
-    should. `numbers` remembers each number's text."""
+    """A smooth curve through the points (level runs straight, S-bends where the height changes)
+    in relative steps, which are shorter and repeat; `numbers` remembers each number's text."""
     known = numbers.get
     x0, y0 = points[0]
     x_text = known(x0)
@@ -81,6 +73,8 @@ def _edge_path(points: tuple[tuple[float, float], ...], numbers: dict[float, str
         y_text = numbers[y0] = _number(y0)
     parts = ["M", x_text, ",", y_text]
     for x1, y1 in points[1:]:
+        # the layout's points are on a 0.1 grid: steps rounded to it (half steps to 0.05)
+        # add up exactly, so the path ends where it should
         dx = round(x1 - x0, 1)
         dx_text = known(dx)
         if dx_text is None:
@@ -118,9 +112,8 @@ LEGEND_NAME_WIDTH = 240.0
 
 
 def _legend_name(name: str) -> str:
-    """The name on one line, cut where it stops fitting (not at a word: a first line of
-    its words kept "Platform…" of "Platform internationalization…", and two categories
-    could read the same)."""
+    """The name on one line, cut where it stops fitting (not at a word, which could make two
+    categories read the same)."""
     name = " ".join(name.split())
     if text_width(name, 12) <= LEGEND_NAME_WIDTH:
         return name
@@ -151,11 +144,8 @@ LEGEND_MIN_ROW_WIDTH = 600.0
 def _legend_rows(
     legend: list[tuple[str, str]], layout: Layout, header_width: float
 ) -> tuple[list[list[tuple[str, str]]], bool]:
-    """The legend's rows, and whether it sits on the header's line (top right). It does
-    when it fits beside the title within the drawing's width (at least 600 px); else it
-    wraps in rows of that width under the drawing. It never widens the canvas past the
-    drawing: a legend of a thousand categories once made a focused view of 750 px a
-    15,000 px canvas, the graph a sliver at its left edge."""
+    """The legend's rows, and whether it sits on the header's line (when it fits beside the
+    title); else it wraps under the drawing, never widening the canvas past it."""
     row_width = max(layout.width, LEGEND_MIN_ROW_WIDTH)
     if not legend or header_width + _legend_width(legend) <= row_width:
         return ([legend] if legend else []), True
@@ -213,9 +203,8 @@ _LINK_WORDS = {
 
 
 def _links(graph: nx.DiGraph, layout: Layout, node_id: str, kind: str) -> str:
-    """The tooltip's lines of what the node produces and consumes (a topic: who produces
-    and consumes it), among the nodes drawn: the arrows in words, for a screen reader and
-    for a pointer resting on a box."""
+    """The tooltip's lines naming what the node is linked to among the nodes drawn: the arrows
+    in words, for a screen reader and a pointer resting on a box."""
     lines = []
     for word, direction in _LINK_WORDS.get(kind, ()):
         names = sorted(
@@ -236,12 +225,8 @@ def _links(graph: nx.DiGraph, layout: Layout, node_id: str, kind: str) -> str:
 def svg_document(
     graph: nx.DiGraph, layout: Layout, *, title: str, when: str, focused: bool = False
 ) -> str:
-    """The SVG of a laid-out graph, with a header (`title`, `when`) and a legend.
-
-    For assistive technology it is a graphics document (WAI-ARIA Graphics) named with what
-    it shows, whose boxes are symbols named by their tooltips: a box's name, category,
-    owner and links. It was one image named "Architecture of <project>", whatever it
-    showed, and the arrows were nowhere in words."""
+    """The SVG of a laid-out graph with a header (`title`, `when`) and a legend; a WAI-ARIA
+    graphics document whose boxes are symbols named by their tooltips."""
     width, height, rows, on_header = _canvas(graph, layout, title=title, when=when)
     when = _subtitle(layout, when)
     drawing = svgwrite.Drawing(size=(f"{width:g}", f"{height:g}"), profile="full", debug=False)
@@ -357,11 +342,8 @@ def svg_document(
 
 
 def _element(cls, drawing: svgwrite.Drawing, attribs: dict[str, str], **state):
-    """An svgwrite element of class `cls` sharing the drawing's parameters, with its
-    attributes given as the exact strings svgwrite would write, and its `state` (a Text's
-    `text`, a Path's `commands`). svgwrite's constructors pass every keyword through
-    renaming and checks, which at thousands of elements costs more than the writing; the
-    element is written by svgwrite's own get_xml all the same."""
+    """An svgwrite element of class `cls` with attributes as the exact strings svgwrite would
+    write and its `state`, skipping the constructors' costly per-keyword checks."""
     element = object.__new__(cls)
     element._parameter = drawing._parameter
     element.attribs = attribs

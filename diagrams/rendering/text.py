@@ -1,11 +1,10 @@
-"""Label measurement with a font-metrics table: the advance widths of Helvetica (Arial and
-Liberation Sans share them), in 1/1000 em, from the Adobe AFM files. The SVG names that
-font family, so a label measured here fits the box drawn for it."""
+"""Label measurement with Helvetica's advance widths (shared by Arial and Liberation Sans), the
+font family the SVG names, so a label measured here fits the box drawn for it."""
 
 import re
 import unicodedata
 
-# Printable ASCII, 32 (space) to 126 (~).
+# Printable ASCII, 32 (space) to 126 (~), in 1/1000 em, from the Adobe AFM files.
 _ASCII_WIDTHS = [
     278,
     278,
@@ -176,11 +175,8 @@ _ZWJ = "\u200d"
 
 
 def _joins(previous: str, char: str, cluster: str) -> bool:
-    """Whether `char` belongs to the character before it (a grapheme cluster, UAX #29, near
-    enough for cutting labels): a mark, a joiner and what it joins, a variation selector, a
-    skin tone, an emoji tag, the second of a flag's two letters, a consonant after a virama
-    (Devanagari's conjuncts). A cut inside one drew a wrong flag ("🇯🇵🇺🇸" as 🇵🇺 between two
-    letters), a bare 👩 then 💻, a vowel sign on a dotted circle."""
+    """Whether `char` belongs to the character before it: a grapheme cluster (UAX #29) near
+    enough for cutting labels without splitting a flag, an emoji sequence or a conjunct."""
     code = ord(char)
     if char == _ZWJ or previous == _ZWJ:
         return True
