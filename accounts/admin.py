@@ -16,6 +16,7 @@ from django.utils.text import slugify
 
 from accounts.actors import API_KEY
 from accounts.models import ApiKey, AuthSession, Membership, Organization, User
+from accounts.services import is_needed_admin
 from archsvc.admin_base import (
     ExplainedDeleteMixin,
     NoBulkDeleteMixin,
@@ -57,7 +58,7 @@ def _only_admin_of(user) -> list[str]:
         for m in Membership.objects.filter(user=user, role=Membership.ROLE_ADMIN).select_related(
             "organization", "user"
         )
-        if _needed_admin(m)
+        if is_needed_admin(m)
     )
 
 
@@ -111,27 +112,6 @@ class UserEditForm(UserChangeForm):
                     f"{LAST_ADMIN} This user is the only one of {', '.join(needed)}."
                 )
         return active
-
-
-def _other_admins(membership: Membership) -> bool:
-    """Whether the organization keeps an admin without this one. A pending admin (an account
-    that has not accepted its join link) is none: it may never join."""
-    # a deactivated user, or one added by address who never chose a password, logs in
-    # nowhere: no admin either
-    return (
-        Membership.objects.joined()
-        .filter(organization_id=membership.organization_id, role=Membership.ROLE_ADMIN)
-        .exclude(pk=membership.pk)
-        .exists()
-    )
-
-
-def _needed_admin(membership: Membership) -> bool:
-    return (
-        membership.role == Membership.ROLE_ADMIN
-        and membership.has_joined
-        and not _other_admins(membership)
-    )
 
 
 def _has_admin(organization_id) -> bool:
@@ -468,7 +448,7 @@ class UserAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdminMixin, Base
         one (demote or replace them there first)."""
         admin_of = Membership.objects.filter(user=obj, role=Membership.ROLE_ADMIN)
         for membership in admin_of.select_related("user", "organization"):
-            if _needed_admin(membership):
+            if is_needed_admin(membership):
                 return (
                     f"Not deleted: {obj.email} is the only admin of "
                     f"{membership.organization.name}: make another member admin there first. "
@@ -548,7 +528,7 @@ class MembershipForm(forms.ModelForm):
         if (
             self.instance.pk
             and data.get("role") != Membership.ROLE_ADMIN
-            and _needed_admin(self.instance)
+            and is_needed_admin(self.instance)
         ):
             raise ValidationError(LAST_ADMIN)
         return data
@@ -570,7 +550,7 @@ class MembershipAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         return ["user", "organization"] if obj else []
 
     def delete_refusal(self, obj) -> str | None:
-        if _needed_admin(obj):
+        if is_needed_admin(obj):
             return (
                 f"Not deleted: {obj.user.email} is the only admin of {obj.organization.name}. "
                 + LAST_ADMIN

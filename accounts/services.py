@@ -260,29 +260,21 @@ def _membership_of_org(actor, membership_id) -> Membership:
         raise NotFound(NO_SUCH_MEMBER) from exc
 
 
-def _other_admins_exist(membership: Membership) -> bool:
-    # Lock every admin row of the organization so two admins removing each other at once
-    # cannot both succeed and leave it without one. An admin who has not joined is none:
-    # a pending one, or one added by address who has not chosen a password (they may never
-    # come, and their link lasts three days: an admin who demoted themselves in favour of
-    # one left no one able to act).
-    admins = list(
-        Membership.objects.select_for_update(of=("self",))
-        .joined()
-        .filter(organization_id=membership.organization_id, role=Membership.ROLE_ADMIN)
-        .values_list("pk", flat=True)
-    )
-    return any(pk != membership.pk for pk in admins)
-
-
-def _is_needed_admin(membership: Membership) -> bool:
-    """Whether the organization would be left without an admin who has joined if this one
-    went."""
-    return (
-        membership.role == Membership.ROLE_ADMIN
-        and membership.has_joined
-        and not _other_admins_exist(membership)
-    )
+def is_needed_admin(membership: Membership) -> bool:
+    """The last-admin rule, for the app and Django admin: whether the organization would be
+    left without an admin who has joined (a pending one may never come) if this one went."""
+    if membership.role != Membership.ROLE_ADMIN or not membership.has_joined:
+        return False
+    # Every admin row of the organization locked, so two admins removing each other at once
+    # cannot both succeed (savepoint=False: no savepoint inside the caller's transaction).
+    with transaction.atomic(savepoint=False):
+        admins = list(
+            Membership.objects.select_for_update(of=("self",))
+            .joined()
+            .filter(organization_id=membership.organization_id, role=Membership.ROLE_ADMIN)
+            .values_list("pk", flat=True)
+        )
+    return not any(pk != membership.pk for pk in admins)
 
 
 def _unclaimed(user: User) -> bool:
@@ -363,7 +355,7 @@ def membership_set_role(*, actor, membership_id, role: str) -> Membership:
     membership.previous_role = membership.role  # for the page to say whether it changed
     if membership.role == role:
         return membership
-    if _is_needed_admin(membership):
+    if is_needed_admin(membership):
         raise BadRequest(
             "The organization needs at least one admin; make someone else admin first."
         )
@@ -379,7 +371,7 @@ def membership_remove(*, actor, membership_id) -> Membership:
     the last admin who has joined cannot be removed."""
     admin_required(actor)
     membership = _membership_of_org(actor, membership_id)
-    if _is_needed_admin(membership):
+    if is_needed_admin(membership):
         raise BadRequest(
             "The organization needs at least one admin; the last one cannot be removed."
         )

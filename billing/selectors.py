@@ -42,11 +42,10 @@ def bigger_plan_exists(*, plan: str, limit: str) -> bool:
 
 def limits_get(*, organization: Organization) -> dict:
     """`GET /v1/limits`: projects now in the organization and the plan's maximum."""
-    from diagrams.selectors import project_count
-
     plan = organization_plan(organization=organization)
     return {
-        "currentProjects": project_count(organization=organization),
+        # archived ones too (interface §4); diagrams' Project, through its reverse relation
+        "currentProjects": organization.projects.count(),
         "maxProjects": plan_limits(plan=plan)["max_projects"],
     }
 

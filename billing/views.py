@@ -18,8 +18,9 @@ from archsvc.exceptions import ApiError
 from billing.models import Subscription
 from billing.providers.local import portal_organization_id
 from billing.selectors import plan_of, subscription_get
-from billing.services import WebhookRejected, subscription_set, webhook_apply
+from billing.services import subscription_set
 from billing.signatures import signature_valid
+from billing.webhooks import WebhookRejected, webhook_apply
 
 logger = logging.getLogger("archsvc.billing")
 

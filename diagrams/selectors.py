@@ -10,7 +10,6 @@ from datetime import datetime
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from accounts.actors import Actor
-from accounts.models import Organization
 from accounts.selectors import (
     API_KEY_ROW,
     API_KEY_ROW_COLUMNS,
@@ -35,12 +34,6 @@ from diagrams.entities import ServiceState, project_entities
 from diagrams.history import is_current, snapshot_changes
 from diagrams.models import Pin, Project, Service, ServiceSnapshot
 from diagrams.slugs import is_project_id
-
-
-def project_count(*, organization: Organization) -> int:
-    """How many projects the organization has, archived ones included (CONTRACT 4)."""
-    return Project.objects.filter(organization=organization).count()
-
 
 _PROJECT_FIELDS = Project._meta.concrete_fields
 _PIN_EXISTS = (
