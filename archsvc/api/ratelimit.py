@@ -2,10 +2,11 @@
 worker agrees. Per actor when authenticated, per client IP otherwise."""
 
 import logging
+import re
 
 from django.conf import settings
 from django.http import HttpRequest
-from django_ratelimit.core import _split_rate, get_usage
+from django_ratelimit.core import get_usage
 from rest_framework.throttling import BaseThrottle
 
 from archsvc.logging import Every
@@ -14,6 +15,16 @@ from archsvc.render_budget import charge_renders_to
 logger = logging.getLogger("archsvc.ratelimit")
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+# django-ratelimit's rate syntax: "600/m", "10/5m", "100/h", "5/s" ("5/" is per second)
+_RATE = re.compile(r"(\d+)/(\d*)([smhd])?")
+_PERIOD_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def rate_window(rate: str) -> int:
+    """The seconds of a rate's window ("600/m": 60, "10/5m": 300), as django-ratelimit reads it."""
+    _count, multiple, period = _RATE.match(rate).groups()
+    return _PERIOD_SECONDS[period or "s"] * int(multiple or 1)
 
 
 def client_ip(request: HttpRequest) -> str:
@@ -62,7 +73,7 @@ def rate_limit_hit(request: HttpRequest, *, group: str, key: str, rate: str) -> 
             usage["limit"],
             max(0, usage["limit"] - usage["count"]),
             frees_in,
-            _split_rate(rate)[1],
+            rate_window(rate),
         )
     if not usage["should_limit"]:
         return None
