@@ -141,3 +141,12 @@ def browser():
             chromium.close()
     finally:
         os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """A test that drives Chromium (the `browser` fixture, at any depth) is a browser test,
+    marked or not: CI's SQLite pass leaves them out with `-m "not browser"` (.ci/run)."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)

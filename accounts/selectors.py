@@ -112,8 +112,12 @@ def session_actor(*, session: AuthSession) -> Actor:
 
 
 def session_needs_touch(*, session: AuthSession) -> bool:
+    """Whether this request slides the session's expiry (session_touch): once the last
+    touch is SESSION_TOUCH_SECONDS old, or half of SESSION_IDLE_SECONDS if that is sooner,
+    so that a request at least every SESSION_IDLE_SECONDS / 2 keeps any session alive (at a
+    fixed 60 s, a 30 s kiosk session was never slid and ended while in use)."""
     age = (timezone.now() - session.last_seen_at).total_seconds()
-    return age >= settings.SESSION_TOUCH_SECONDS
+    return age >= min(settings.SESSION_TOUCH_SECONDS, settings.SESSION_IDLE_SECONDS / 2)
 
 
 def user_memberships(*, user_id: int) -> QuerySet[Membership]:

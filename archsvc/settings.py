@@ -227,7 +227,8 @@ if env_bool("TRUST_X_FORWARDED_PROTO", False):
 SESSION_COOKIE_NAME_JWT = "__session"
 SESSION_IDLE_SECONDS = env_int("SESSION_IDLE_SECONDS", 43200)
 # How often activity is written back to the session row (sliding expiry without a write
-# on every request).
+# on every request); never less often than every SESSION_IDLE_SECONDS / 2
+# (accounts.selectors.session_needs_touch).
 SESSION_TOUCH_SECONDS = env_int("SESSION_TOUCH_SECONDS", 60)
 JWT_SIGNING_KEY = os.environ.get("JWT_SIGNING_KEY") or SECRET_KEY
 MAX_AUTH_HEADER_BYTES = 4096
