@@ -1,11 +1,12 @@
-"""The organization's settings pages: members and roles, API keys, billing. Server-rendered,
-for logged-in members only, always scoped to the session's organization. Writes go through
-the same services as the API, so the same permission rules apply (CONTRACT 3):
+"""The organization's settings pages (members, API keys, billing, the member's account), scoped
+to the session's organization; writes go through the API's services, so its permissions hold."""
 
-- members: everyone sees the list; admins add, change roles and remove;
-- API keys: everyone sees the active keys; admins create and revoke;
-- billing: everyone sees plan, limits and credits; admins switch cycle and open the portal.
-"""
+# Over 500 lines: four small sections of one family of pages (one URL module,
+# accounts/settings_urls.py); billing, the biggest, is the one to move out if it grows.
+# Who may do what (CONTRACT 3):
+# - members: everyone sees the list; admins add, change roles and remove;
+# - API keys: everyone sees the active keys; admins create and revoke;
+# - billing: everyone sees plan, limits and credits; admins switch cycle and open the portal.
 
 import uuid
 from datetime import timedelta
@@ -22,8 +23,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.actors import actor_for_membership
 from accounts.invitations import invite_path, join_path
-from accounts.middleware import login_redirect, page_actor, page_session
+from accounts.middleware import page_session
 from accounts.models import ApiKey, Membership
+from accounts.pages import member_page
 from accounts.selectors import user_memberships
 from accounts.services import (
     WRONG_PASSWORD,
@@ -52,19 +54,13 @@ from diagrams.models import PublicShareToken
 MAX_EXPIRY_DAYS = 3650
 
 
-def _login_redirect(request):
-    return login_redirect(request)
-
-
 # --- overview ---------------------------------------------------------------------------------
 
 
 @never_cache
 @require_GET
-def settings_index(request):
-    actor = page_actor(request)
-    if actor is None:
-        return _login_redirect(request)
+@member_page
+def settings_index(request, actor):
     organization = actor.organization
     plan = plan_of(subscription_get(organization=organization))
     return render(
@@ -141,10 +137,8 @@ def _members_page(
 
 @never_cache
 @require_http_methods(["GET", "POST"])
-def members_view(request):
-    actor = page_actor(request)
-    if actor is None:
-        return _login_redirect(request)
+@member_page
+def members_view(request, actor):
     if request.method == "GET":
         return _members_page(request, actor)
     action = request.POST.get("action", "")
@@ -314,10 +308,8 @@ def _expiry_days(raw: str) -> int | None:
 
 @never_cache
 @require_http_methods(["GET", "POST"])
-def api_keys_view(request):
-    actor = page_actor(request)
-    if actor is None:
-        return _login_redirect(request)
+@member_page
+def api_keys_view(request, actor):
     if request.method == "GET":
         return _keys_page(request, actor)
     action = request.POST.get("action", "")
@@ -508,10 +500,8 @@ def _cycle_switch(subscription) -> dict | None:
 
 @never_cache
 @require_http_methods(["GET", "POST"])
-def billing_view(request):
-    actor = page_actor(request)
-    if actor is None:
-        return _login_redirect(request)
+@member_page
+def billing_view(request, actor):
     if request.method == "GET":
         return _billing_page(request, actor)
     try:
@@ -536,11 +526,9 @@ def billing_view(request):
 
 @never_cache
 @require_POST
-def billing_plan_view(request):
+@member_page
+def billing_plan_view(request, actor):
     """An admin moves the subscription to another plan (Paddle's portal changes none)."""
-    actor = page_actor(request)
-    if actor is None:
-        return _login_redirect(request)
     try:
         subscription = subscription_change_plan(actor=actor, plan=request.POST.get("plan", ""))
     except ApiError as error:
@@ -561,10 +549,8 @@ def billing_plan_view(request):
 
 @never_cache
 @require_POST
-def billing_portal_view(request):
-    actor = page_actor(request)
-    if actor is None:
-        return _login_redirect(request)
+@member_page
+def billing_portal_view(request, actor):
     try:
         billing_manager_required(actor=actor)
         url = portal_session_url(actor=actor, base_url=request.build_absolute_uri("/"))
@@ -575,11 +561,9 @@ def billing_portal_view(request):
 
 @never_cache
 @require_POST
-def billing_checkout_view(request):
+@member_page
+def billing_checkout_view(request, actor):
     """An organization without a subscription goes to choose a plan."""
-    actor = page_actor(request)
-    if actor is None:
-        return _login_redirect(request)
     try:
         url = checkout_url(actor=actor, base_url=request.build_absolute_uri("/"))
     except ApiError as error:
@@ -599,11 +583,9 @@ def billing_checkout_view(request):
 
 @never_cache
 @require_http_methods(["GET", "POST"])
-def account_view(request):
+@member_page
+def account_view(request, actor):
     """The member's own account: their e-mail, their organizations, their password."""
-    actor = page_actor(request)
-    if actor is None:
-        return _login_redirect(request)
     session = page_session(request)
     user = session.membership.user
     message = None

@@ -1,6 +1,5 @@
 """Sign-up, log-in, log-out, switching organization and the pages behind the links an admin
-sends (invitation, join): plain server-rendered pages that set and clear the `__session`
-cookie."""
+sends (invitation, join): server-rendered pages that set and clear the `__session` cookie."""
 
 from urllib.parse import quote, urlsplit
 
@@ -47,9 +46,8 @@ NO_ORGANIZATION_YET = (
 
 
 def _next_url(request) -> str:
-    """Where `next` asks to go after logging in: a path of this site, else the projects.
-    A word without a slash (`?next=dashboard`) was taken as a URL name by redirect(), which
-    looked it up and failed: the right password answered with a 500."""
+    """Where `next` asks to go after logging in: a path of this site, else the projects (a bare
+    word went to redirect() as a URL name, a 500)."""
     target = request.POST.get("next") or request.GET.get("next") or "/"
     if target.startswith("/") and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
@@ -219,9 +217,8 @@ def welcome_view(request, token: str):
 
 
 def _join_of_next(request) -> Membership | None:
-    """The pending membership whose (valid) join link the log-in's `next` is, or None: the
-    log-in page then says who to log in as, and to join what. The link's holder is who the
-    admin sent it to, as on the welcome page of a new account."""
+    """The pending membership whose valid join link the log-in's `next` is, or None: the log-in
+    page then says who to log in as, and to join what."""
     try:
         match = resolve(urlsplit(_next_url(request)).path)
     except Resolver404:
@@ -257,9 +254,8 @@ def _join_page(request, membership: Membership, *, action: str, proof: str = "")
 @never_cache  # the link is a credential: no copy kept by a browser or proxy
 @require_http_methods(["GET", "POST"])
 def join_view(request, token: str):
-    """Someone whose account existed when an admin added them accepts the membership, logged
-    in to that account, and moves to that organization. Holding the link is not enough, nor
-    is owning an account with the address (addresses are never verified): both are needed."""
+    """An existing account accepts a membership and moves to that organization: it takes both
+    the link and being logged in to the invited account (addresses are never verified)."""
     membership = joining_membership(token=token)
     if membership is None:
         return render(request, "accounts/join_expired.html", status=404)

@@ -9,7 +9,7 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.middleware import page_actor
+from accounts.pages import member_page
 from accounts.selectors import user_memberships
 from archsvc.api.params import page_number
 from archsvc.exceptions import ApiError
@@ -17,12 +17,13 @@ from billing.selectors import limits_for_page
 from diagrams import project_writes, selectors
 from diagrams.api.serializers import ProjectCreateSerializer, ProjectUpdateSerializer
 from diagrams.models import PublicShareToken
-from diagrams.pages import not_found_page
+from diagrams.pages import not_found_page, project_page
 
 PAGE_SIZE = 20
 
 
 def _login(request):
+    """These pages' log-in redirect: `next` fully encoded (`/` too), unlike login_redirect's."""
     return redirect("/accounts/login/?" + urlencode({"next": request.get_full_path()}))
 
 
@@ -31,10 +32,8 @@ def _flag(value: str | None) -> bool | None:
 
 
 @require_http_methods(["GET", "POST"])
-def projects_page(request):
-    actor = page_actor(request)
-    if actor is None:
-        return _login(request)
+@member_page(login=_login)
+def projects_page(request, actor):
     message = error = None
     errors: dict[str, str] = {}
     limit_reached = False
@@ -152,11 +151,9 @@ def _back(request) -> str:
 
 
 @require_POST
-def project_action(request, project_id: str, action: str):
+@member_page(login=_login)
+def project_action(request, actor, project_id: str, action: str):
     """pin, unpin, archive, unarchive, duplicate: then back to where the member was."""
-    actor = page_actor(request)
-    if actor is None:
-        return _login(request)
     try:
         if action == "pin":
             project_writes.pin_create(actor=actor, project_id=project_id)
@@ -237,31 +234,23 @@ def _limit_refusal(actor, name: str) -> str:
     )
 
 
-def _project_to_manage(request, actor, project_id: str, verb: str):
-    """(the project, None) when the actor may manage it, else (None, the page saying why:
-    404 for a project they cannot see, 403 before anything is typed for one they cannot
-    manage)."""
-    try:
-        project = selectors.project_get(actor=actor, project_id=project_id)
-    except ApiError:
-        return None, not_found_page(request)
-    if not actor.can_manage_project(created_by_ref=project.created_by_ref):
-        return None, render(
-            request,
-            "diagrams/project_refused.html",
-            {"message": f"Only an admin or the project's creator can {verb} it."},
-            status=403,
-        )
-    return project, None
+def _refusal_to_manage(request, actor, project, verb: str):
+    """The 403 page, before anything is typed, when the actor may not manage the project."""
+    if actor.can_manage_project(created_by_ref=project.created_by_ref):
+        return None
+    return render(
+        request,
+        "diagrams/project_refused.html",
+        {"message": f"Only an admin or the project's creator can {verb} it."},
+        status=403,
+    )
 
 
 @require_http_methods(["GET", "POST"])
-def project_delete_page(request, project_id: str):
+@project_page(login=_login)
+def project_delete_page(request, actor, project):
     """A confirmation naming the project, then the irreversible delete."""
-    actor = page_actor(request)
-    if actor is None:
-        return _login(request)
-    project, refusal = _project_to_manage(request, actor, project_id, "delete")
+    refusal = _refusal_to_manage(request, actor, project, "delete")
     if refusal:
         return refusal
     if request.method == "POST":
@@ -273,7 +262,7 @@ def project_delete_page(request, project_id: str):
                 status=400,
             )
         try:
-            project_writes.project_delete(actor=actor, project_id=project_id)
+            project_writes.project_delete(actor=actor, project_id=project.id)
         except ApiError as failure:
             return render(
                 request,
@@ -287,9 +276,8 @@ def project_delete_page(request, project_id: str):
 
 
 def copy_name(name: str) -> str:
-    """The name of a copy made from the projects page: "<name> (copy)", within 60 characters;
-    a name too long for that is cut after a whole word, with an ellipsis ("Customer
-    Notification Preferences And… (copy)", not "…Schedu (copy)")."""
+    """The name of a copy: "<name> (copy)" within 60 characters, a longer name cut after a
+    whole word, with an ellipsis ("Customer Notification Preferences And… (copy)")."""
     suffix = " (copy)"
     if len(name) + len(suffix) <= 60:
         return name + suffix
@@ -300,12 +288,10 @@ def copy_name(name: str) -> str:
 
 
 @require_http_methods(["GET", "POST"])
-def project_details_page(request, project_id: str):
+@project_page(login=_login)
+def project_details_page(request, actor, project):
     """Rename a project and edit its description, with the API's own validation."""
-    actor = page_actor(request)
-    if actor is None:
-        return _login(request)
-    project, refusal = _project_to_manage(request, actor, project_id, "rename")
+    refusal = _refusal_to_manage(request, actor, project, "rename")
     if refusal:
         return refusal
     form = {"name": project.name, "description": project.description}
@@ -315,7 +301,7 @@ def project_details_page(request, project_id: str):
         errors = _project_form_errors(ProjectUpdateSerializer, form)
         if not errors:
             try:
-                project_writes.project_update(actor=actor, project_id=project_id, changes=form)
+                project_writes.project_update(actor=actor, project_id=project.id, changes=form)
             except ApiError as failure:
                 errors["name"] = failure.message
             else:

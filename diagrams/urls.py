@@ -1,12 +1,12 @@
 from django.urls import path, re_path
 from django.views.generic.base import RedirectView
 
-from diagrams import project_views, views
+from diagrams import project_views, share_views, views
 
 urlpatterns = [
-    path("share/<str:token>/", views.share_page, name="share"),
-    path("share/<str:token>/embed/", views.share_embed, name="share-embed"),
-    path("share/<str:token>/graph.svg", views.share_svg, name="share-svg"),
+    path("share/<str:token>/", share_views.share_page, name="share"),
+    path("share/<str:token>/embed/", share_views.share_embed, name="share-embed"),
+    path("share/<str:token>/graph.svg", share_views.share_svg, name="share-svg"),
     path("", project_views.projects_page, name="projects"),
     # a project's address cut back to its folder (typed, or a crumb of the address bar)
     path("projects/", RedirectView.as_view(pattern_name="projects", query_string=True)),

@@ -1,6 +1,5 @@
-"""The public pages of a shared project (CONTRACT 12): nothing but the graph is reachable
-with a token. Every request looks the token up, so a replaced or revoked token is 404 at
-once on every worker; responses are never stored by browsers or proxies."""
+"""A member's project page (its graph drawn with the session, tables, time travel and the
+assistant's panel) and its share settings; the drawing helpers the shared pages reuse."""
 
 import html
 import re
@@ -13,216 +12,30 @@ from django.shortcuts import redirect, render
 from django.utils.dateparse import parse_datetime
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
-from django.views.decorators.clickjacking import xframe_options_exempt
-from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_safe
 
-from accounts.middleware import login_redirect, page_actor
-from archsvc.api.encoding import accepts_gzip, encoded_response
-from archsvc.api.errors import rate_limited_json, wants_page
 from archsvc.api.params import iso, query_at
-from archsvc.api.ratelimit import client_ip, rate_limit_hit, seconds_text
 from archsvc.exceptions import ApiError
 from archsvc.render_budget import RenderBudgetSpent, charge_renders_to
 from billing.selectors import bigger_plan_exists, organization_plan
 from billing.services import ai_credits_current
-from diagrams.api.graph_views import graph_query
+from diagrams import pages
 from diagrams.drawings import project_entities_cached, project_render
 from diagrams.history import is_current
 from diagrams.models import PublicShareToken
-from diagrams.pages import not_found_page
 from diagrams.selectors import history_page, past_services_fate, project_get
-from diagrams.sharing import share_token_revoke, share_token_rotate, shared_project
+from diagrams.sharing import share_token_revoke, share_token_rotate
 
-PAGE_CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; "
-    "frame-ancestors {ancestors}"
-)
-SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'"
-# said of a malformed, unknown, replaced or revoked token alike: which one it was is not known
-# (an unknown token never was a share) and not the visitor's business
-LINK_DEAD = (
-    "This link does not work (it may have been replaced or turned off): ask whoever shared it "
-    "for a new one."
-)
-
-
-class _Refused(Exception):
-    def __init__(self, status: int, message: str, retry_after: int | None = None):
-        super().__init__(message)
-        self.status, self.message, self.retry_after = status, message, retry_after
-
-
-def _graph_query(request) -> tuple[list[str], int]:
-    """The API's focus parameters (one rule), refused as a plain 400 on these pages. A share
-    shows the project as it is now: its history, deleted services included, is not shared
-    (CONTRACT 12), so `at` is refused rather than quietly ignored."""
-    if "at" in request.GET:
-        raise _Refused(
-            400, "A shared link shows the project as it is now; past states are not shared."
-        )
-    try:
-        filtered_ids, depth, _at = graph_query(request)
-    except ApiError as error:
-        raise _Refused(400, error.message) from None
-    # nor are flows (the drawing does not show them, and the Show menu leaves them out): a
-    # focus on one drew its services, so a guessed name said which services carry it
-    if any(entity_id.startswith("flow--") for entity_id in filtered_ids):
-        raise _Refused(
-            400,
-            "A shared link does not show flows: focus on a category, owner, service or topic.",
-        )
-    return filtered_ids, depth
-
-
-def _shared(request, token: str):
-    retry_after = rate_limit_hit(
-        request, group="public", key=f"ip:{client_ip(request)}", rate=settings.RATE_LIMIT_PUBLIC
-    )
-    if retry_after:
-        raise _Refused(429, "Too many requests; retry later.", retry_after)
-    charge_renders_to(f"ip:{client_ip(request)}")  # anonymous: each address its own budget
-    project = shared_project(token=token)
-    if project is None:
-        raise _Refused(404, LINK_DEAD)
-    return project
-
-
-def _shared_render(project, filtered_ids: list[str], depth: int, *, gzipped: bool) -> bytes:
-    """The shared SVG, or a 429 when this address's render budget for the minute is spent
-    (each focus is its own render: RENDER_BUDGET_SECONDS)."""
-    try:
-        return project_render(
-            project=project,
-            at=None,
-            filtered_ids=filtered_ids,
-            depth=depth,
-            kind="svg",
-            gzipped=gzipped,
-        )
-    except RenderBudgetSpent as spent:
-        raise _Refused(
-            429,
-            "Too many new drawings from this address; retry in a minute.",
-            spent.retry_after,
-        ) from None
-
-
-def _private(response: HttpResponse, csp: str) -> HttpResponse:
-    response["Content-Security-Policy"] = csp
-    response["Cache-Control"] = "no-store"
-    response["Referrer-Policy"] = "no-referrer"  # the token is in the URL
-    # not for search engines: the pages say it in a meta tag, the bare SVG could not
-    response["X-Robots-Tag"] = "noindex"
-    return response
-
-
-def _refusal(
-    request, refused: _Refused, *, page: str | None, ancestors: str = "'none'"
-) -> HttpResponse:
-    """`page`: the template saying why (the embed's has no site chrome: it sits inside
-    someone else's page), else plain text."""
-    if refused.status == 429 and not (page and wants_page(request)):
-        # RateLimitError, as every 429 (CONTRACT 11); a browser's page says it in words
-        response = rate_limited_json(refused.message, refused.retry_after or 1)
-    elif page:
-        message = refused.message
-        if refused.status == 429:  # how long, as the member's pages say it
-            wait = seconds_text(refused.retry_after or 1)
-            message = f"{message.split(';')[0]}: try again in {wait}."
-        context = {
-            "message": message,
-            # a view the link cannot show (a past moment, a mistyped focus) is a way on to
-            # the whole project as it is now, not a dead end
-            "way_on": request.path if refused.status == 400 else None,
-            "status": refused.status,
-        }
-        response = render(request, page, context, status=refused.status)
-    else:
-        response = HttpResponse(
-            refused.message, status=refused.status, content_type="text/plain; charset=utf-8"
-        )
-    if refused.retry_after:
-        response["Retry-After"] = str(refused.retry_after)
-    return _private(response, PAGE_CSP.format(ancestors=ancestors))
-
-
-def _page(
-    request, token: str, template: str, ancestors: str, unavailable: str, *, menu: bool = False
-) -> HttpResponse:
-    """`menu`: with the Show menu's options (the shared page; the embed has no toolbar)."""
-    try:
-        project = _shared(request, token)
-        filtered_ids, depth = _graph_query(request)
-        svg = _shared_render(project, filtered_ids, depth, gzipped=False)
-    except _Refused as refused:  # an embed says so inside the embedding page
-        return _refusal(request, refused, page=unavailable, ancestors=ancestors)
-    entities = project_entities_cached(project=project) if menu else None
-    words = (
-        focus_words(",".join(filtered_ids), svg, _names(entities, _SHARED_KINDS)) if menu else {}
-    )
-    options = (
-        _chosen(_share_options(entities), ",".join(filtered_ids), words.get("focus_name", ""))
-        if menu
-        else ""
-    )
-    # A big graph is not inlined: every anonymous view would compress it anew inside the
-    # page (11 MB and 0.2 s of CPU a view for 3,000 services); the page fetches it from
-    # the SVG address instead, whose compressed bytes are cached.
-    load = len(svg) > settings.SHARE_INLINE_SVG_BYTES
-    response = render(
-        request,
-        template,
-        {
-            "project_name": project.name,
-            "token": token,
-            "svg": "" if load else svg.decode(),
-            "load": load,
-            **({} if load else graph_size(svg)),
-            "filtered_ids": ",".join(filtered_ids),
-            "depth": depth,
-            "depths": range(6),
-            "focus_options": options,
-            # named as its Show menu names them (graph-viewer.js reads the names there)
-            **words,
-        },
-    )
-    return _private(response, PAGE_CSP.format(ancestors=ancestors))
-
+# --- Drawing helpers, of this page and of the shared ones (share_views.py) -----------------
 
 _ALL_KINDS = ("services", "topics", "categories", "owners", "flows")
-# what a shared page's Show menu lists (not the flows: CONTRACT 12)
-_SHARED_KINDS = ("categories", "owners", "services", "topics")
 
 
-def _names(entities: dict, kinds=_ALL_KINDS) -> dict[str, str]:
+def entity_names(entities: dict, kinds=_ALL_KINDS) -> dict[str, str]:
     """The name of every entity of these kinds, by id."""
     return {
         entity_id: entity["name"] for kind in kinds for entity_id, entity in entities[kind].items()
     }
-
-
-def _share_options(entities: dict) -> str:
-    """A shared page's Show menu: what its drawing names (categories in the legend, owners in
-    the boxes' tooltips, services and topics as boxes), each group by name. Not the flows,
-    which the drawing does not show (CONTRACT 12: nothing else of the project)."""
-    return _focus_options(entities, _SHARED_KINDS, by_name=True)
-
-
-# The project page's tables list this many rows each, and say how many more there are: at
-# 3,000 services the two whole tables were 3.7 MB of the page's HTML (and as many DOM rows,
-# built again from the entities by its script). The script finds and shows the rest;
-# without it, `?rows=all` lists them all.
-TABLE_ROWS = 100
-
-
-def _by_name(item) -> tuple:
-    """An entity's place in the tables: its name lower-cased, then its id, compared as the
-    page's script compares strings (UTF-16 code units: an emoji sorts before U+E000-U+FFFF
-    there, after them by code point), so rows keep their order when the script lists them."""
-    entity_id, entity = item
-    return (entity["name"].lower().encode("utf-16-be"), entity_id.encode("utf-16-be"))
 
 
 # The drawing's size, from its root's viewBox (svg.py writes "0,0,W,H"), for the frame.
@@ -230,10 +43,8 @@ _VIEW_BOX = re.compile(rb'viewBox="[-0-9.]+[ ,]+[-0-9.]+[ ,]+([0-9.]+)[ ,]+([0-9
 
 
 def graph_size(svg: bytes) -> dict:
-    """`{graph_w, graph_h}` of an inlined drawing (nothing for none): the page gives its
-    frame the drawing's proportions in the stylesheet (app.css `.graph-ratio`) as
-    graph-viewer.js's sizeStage does, so the first paint has the frame's final height and
-    nothing under it jumps when the script runs."""
+    """`{graph_w, graph_h}` of an inlined drawing (nothing for none): the page sizes the
+    graph's frame from them, so nothing under it jumps when the script runs."""
     found = _VIEW_BOX.search(svg, 0, 2000)
     if not found:
         return {}
@@ -254,11 +65,8 @@ _FOCUS_KINDS = {
 
 
 def focus_words(focus: str, svg: bytes, names: dict[str, str]) -> dict:
-    """What the viewer's toolbar says of the focus drawn in the page ("Focus: category
-    fulfilment show all"), as graph-viewer.js's nameOf and kindOf say it once it runs: a
-    box's name as drawn (its title's first line), else `names` (the entity's name, a deleted
-    service's last one), else the id's tail. Written by the script alone, the words moved
-    under the reader as the page opened (layout shift, bench/layout_shift.py)."""
+    """What the viewer's toolbar says of the focus drawn, as graph-viewer.js says it: the box's
+    name as drawn, else `names`, else the id's tail (written here, so nothing moves on load)."""
     if not focus:
         return {}
     ids = focus.split(",")
@@ -277,6 +85,69 @@ def focus_words(focus: str, svg: bytes, names: dict[str, str]) -> dict:
     return {"focus_name": ", ".join(words), "focus_kind": kinds.pop() if len(kinds) == 1 else ""}
 
 
+_KINDS = {
+    "categories": ("Category", "category"),
+    "owners": ("Owner", "owner"),
+    "flows": ("Flow", "flow"),
+    "services": ("Service", "service"),
+    "topics": ("Topic", "topic"),
+}
+
+
+def focus_options(entities: dict, kinds, *, by_name: bool = False) -> str:
+    """A Show menu's optgroups, one per kind, each option named with its kind ("payments
+    (flow)": a category and a flow may share a name); `by_name`: each group sorted."""
+    groups = []
+    for kind in kinds:
+        label, said = _KINDS[kind]
+        named = list(entities[kind].items())
+        if by_name:
+            named.sort(key=lambda item: (item[1]["name"].casefold(), item[0]))
+        if named:
+            options = format_html_join(
+                "",
+                '<option value="{}" data-name="{}">{} ({})</option>',
+                ((id_, e["name"], e["name"], said) for id_, e in named),
+            )
+            groups.append(format_html('<optgroup label="{}">{}</optgroup>', label, options))
+    return mark_safe("".join(groups))  # noqa: S308 -- each part is format_html's
+
+
+def with_chosen(options: str, focus: str, name: str) -> str:
+    """A Show menu's options with the focus drawn chosen, as focus-menu.js's show() makes
+    them (a focus the menu does not list gets an option of its own), so nothing moves on load."""
+    if not focus:
+        return options
+    listed = f'<option value="{focus}" '  # (ids are [a-z0-9_-] and commas: nothing to escape)
+    if listed in options:
+        return mark_safe(options.replace(listed, listed + "selected ", 1))  # noqa: S308
+    kind = focus.split("--")[0]
+    return format_html(
+        '<option data-shown-focus value="{}" data-name="{}" selected>{} ({})</option>{}',
+        focus,
+        name,
+        name,
+        _FOCUS_KINDS.get(kind, kind),
+        options,
+    )
+
+
+# --- The member's project page -------------------------------------------------------------
+
+# The project page's tables list this many rows each, and say how many more there are: at
+# 3,000 services the two whole tables were 3.7 MB of the page's HTML (and as many DOM rows,
+# built again from the entities by its script). The script finds and shows the rest;
+# without it, `?rows=all` lists them all.
+TABLE_ROWS = 100
+
+
+def _by_name(item) -> tuple:
+    """An entity's place in the tables: its name lower-cased, then its id, compared as the
+    page's script compares strings (UTF-16 code units), so rows keep their order there."""
+    entity_id, entity = item
+    return (entity["name"].lower().encode("utf-16-be"), entity_id.encode("utf-16-be"))
+
+
 # What static/js/project-page.js takes from the address as a view to show (its `asked`),
 # read exactly as it reads it: the first value of each key, ASCII digits.
 _ASKED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z", re.ASCII)
@@ -287,10 +158,8 @@ _ASKED_DEPTH = re.compile(r"[0-5]", re.ASCII)
 
 
 def _moment_read_as_the_api_does(request) -> HttpResponse | None:
-    """An `at` the API reads but the page's script does not (an offset, `+02:00` as a
-    colleague elsewhere pastes it, or a date alone) goes to the same address with that
-    moment in UTC: the page had dropped it and shown the present without a word. One that
-    no one can read goes without it, saying so."""
+    """An `at` the API reads but the page's script does not (an offset, a date alone):
+    a redirect with that moment in UTC; one no one can read is dropped, saying so."""
     raw = (request.GET.getlist("at") or [""])[0]
     if not raw or _ASKED_AT.fullmatch(raw):
         return None
@@ -311,9 +180,8 @@ def _moment_read_as_the_api_does(request) -> HttpResponse | None:
 
 
 def asked_view(request) -> dict | None:
-    """The view the project page's address asks for, as its script reads it: `focus`,
-    `depth` (under a focus; else the page's 1) and `at` (its text, as the script passes it
-    on), or None when it asks for none."""
+    """The view the address asks for, as project-page.js reads it: `focus`, `depth` (under a
+    focus, else 1) and `at` (its text), or None when it asks for none."""
     at = (request.GET.getlist("at") or [""])[0]
     focus = (request.GET.getlist("focus") or [""])[0]
     depth = (request.GET.getlist("depth") or [""])[0]
@@ -340,8 +208,7 @@ def _instant(at: str) -> str:
 
 def _stamp(at: str, timeline: list[dict]) -> str:
     """A moment as the page's labels say it (project-page.js's stamp()): to the minute, or
-    to the second (millisecond, microsecond) when a change of the timeline lies in the same
-    minute (second...) and is not the same instant."""
+    finer when a change of the timeline lies in the same minute (second...)."""
     exact, precision = _instant(at), 0
     for event in timeline:
         other = _instant(event["at"])
@@ -356,9 +223,7 @@ def _stamp(at: str, timeline: list[dict]) -> str:
 
 def _slider(at: str, timeline: list[dict], complete: bool) -> dict:
     """Time travel's place and words for a moment drawn in the page, as project-page.js's
-    positionOf() and labelFor() give them: the newest change at or before it (the oldest
-    for a moment before them all), named with its moment. Served as "now" at the right end,
-    the slider said so over a graph of then until the script ran."""
+    positionOf() and labelFor() give them (served as the script would set them)."""
     count = len(timeline)
     index = next(
         (
@@ -399,64 +264,27 @@ def _asked_moment(text: str):
         return False
 
 
-# read-only: a POST is 405 (it was the CSRF check's 403 "This form expired")
-@csrf_exempt
-@require_safe
-def share_page(request, token: str):
-    """The shared project's graph as it is now, pannable and zoomable, with focus and depth."""
-    return _page(
-        request,
-        token,
-        "diagrams/share.html",
-        "'none'",
-        "diagrams/share_unavailable.html",
-        menu=True,
-    )
-
-
-@csrf_exempt
-@require_safe
-@xframe_options_exempt
-def share_embed(request, token: str):
-    """The graph alone, frameable by any site."""
-    return _page(
-        request, token, "diagrams/share_embed.html", "*", "diagrams/share_embed_unavailable.html"
-    )
-
-
-@csrf_exempt
-@require_safe
-def share_svg(request, token: str):
-    """The bare SVG as it is now, with the same focus and depth parameters as the API."""
-    gzipped = accepts_gzip(request)
-    try:
-        project = _shared(request, token)
-        filtered_ids, depth = _graph_query(request)
-        svg = _shared_render(project, filtered_ids, depth, gzipped=gzipped)
-    except _Refused as refused:
-        return _refusal(request, refused, page=None)
-    response = encoded_response(svg, content_type="image/svg+xml", gzipped=gzipped)
-    return _private(response, SVG_CSP)
+def _group_options(entities: dict) -> str:
+    """The project page's Show menu: its categories, owners and flows (services and topics
+    are in the tables under the graph)."""
+    return focus_options(entities, ("categories", "owners", "flows"))
 
 
 @require_http_methods(["GET", "POST"])
-def project_share_settings(request, project_id: str):
-    """For members: the project's share link and embed snippet, with create/replace and
-    revoke (the same services as the API, so the same permissions)."""
-    actor = page_actor(request)
-    if actor is None:
-        return login_redirect(request)
+@pages.project_page
+def project_share_settings(request, actor, project):
+    """The project's share link and embed snippet, with create/replace and revoke (the API's
+    services, so the API's permissions)."""
     message = error_message = None
     status = 200
     try:
-        project = project_get(actor=actor, project_id=project_id)
         if request.method == "POST":
             had_link = PublicShareToken.objects.filter(project=project).exists()
             if request.POST.get("action") == "revoke":
-                share_token_revoke(actor=actor, project_id=project_id)
+                share_token_revoke(actor=actor, project_id=project.id)
                 message = "Sharing is off: the old link and embeds no longer work."
             else:
-                share_token_rotate(actor=actor, project_id=project_id)
+                share_token_rotate(actor=actor, project_id=project.id)
                 message = (
                     "A new link is ready; the earlier link and embeds stopped working."
                     if had_link
@@ -464,9 +292,9 @@ def project_share_settings(request, project_id: str):
                 )
     except ApiError as error:
         if error.status == 404 and error.code == "project_not_found":
-            return not_found_page(request)
+            return pages.not_found_page(request)
         error_message, status = error.message, error.status
-        project = project_get(actor=actor, project_id=project_id)
+        project = project_get(actor=actor, project_id=project.id)
     share = PublicShareToken.objects.filter(project=project).first()
     links = None
     if share:
@@ -496,73 +324,11 @@ def project_share_settings(request, project_id: str):
     )
 
 
-_KINDS = {
-    "categories": ("Category", "category"),
-    "owners": ("Owner", "owner"),
-    "flows": ("Flow", "flow"),
-    "services": ("Service", "service"),
-    "topics": ("Topic", "topic"),
-}
-
-
-def _focus_options(entities: dict, kinds, *, by_name: bool = False) -> str:
-    """A Show menu's optgroups, one per kind, each option named with its kind ("payments
-    (flow)": a category and a flow may share a name); `by_name`: each group sorted."""
-    groups = []
-    for kind in kinds:
-        label, said = _KINDS[kind]
-        named = list(entities[kind].items())
-        if by_name:
-            named.sort(key=lambda item: (item[1]["name"].casefold(), item[0]))
-        if named:
-            options = format_html_join(
-                "",
-                '<option value="{}" data-name="{}">{} ({})</option>',
-                ((id_, e["name"], e["name"], said) for id_, e in named),
-            )
-            groups.append(format_html('<optgroup label="{}">{}</optgroup>', label, options))
-    return mark_safe("".join(groups))  # noqa: S308 -- each part is format_html's
-
-
-def _chosen(options: str, focus: str, name: str) -> str:
-    """A Show menu's options with the focus drawn chosen, as focus-menu.js's show() makes
-    them: its option selected, or, for a focus the menu does not list (a service, a topic,
-    several boxes), an option of its own after "the whole project", named and of its kind.
-    Chosen by the script alone, the menu took the width of its choice after the first
-    paint and moved Time travel beside it."""
-    if not focus:
-        return options
-    listed = f'<option value="{focus}" '  # (ids are [a-z0-9_-] and commas: nothing to escape)
-    if listed in options:
-        return mark_safe(options.replace(listed, listed + "selected ", 1))  # noqa: S308
-    kind = focus.split("--")[0]
-    return format_html(
-        '<option data-shown-focus value="{}" data-name="{}" selected>{} ({})</option>{}',
-        focus,
-        name,
-        name,
-        _FOCUS_KINDS.get(kind, kind),
-        options,
-    )
-
-
-def _group_options(entities: dict) -> str:
-    """The project page's Show menu: its categories, owners and flows (services and topics
-    are in the tables under the graph)."""
-    return _focus_options(entities, ("categories", "owners", "flows"))
-
-
 @require_safe
-def project_page(request, project_id: str):
+@pages.project_page
+def project_page(request, actor, project):
     """A project: its interactive graph (the API's SVG, with the member's session) and the
     assistant's chat panel."""
-    actor = page_actor(request)
-    if actor is None:
-        return login_redirect(request)
-    try:
-        project = project_get(actor=actor, project_id=project_id)
-    except ApiError:
-        return not_found_page(request)
     # a write makes a new state to draw: counted against the organization's render budget
     # like the API's reads (a write and a reload, 120 times a minute, each a new render)
     charge_renders_to(f"org:{actor.organization_id}")
@@ -616,7 +382,7 @@ def project_page(request, project_id: str):
         for e in events
     ]
     consumed = [t["name"] for t in entities["topics"].values() if t["consumers"]]
-    names = _names(entities)
+    names = entity_names(entities)
     # a deleted service's name, as the viewer finds it: the last it had in the page's history
     last_names = {f"service--{e['slug']}": e["name"] for e in reversed(timeline)}
     rows_all = request.GET.get("rows") == "all"
@@ -720,7 +486,7 @@ def project_page(request, project_id: str):
             "entity_names": names,
             # the Show menu's groups, written here: hundreds of categories, owners and flows
             # were thousands of template lookups (a fifth of a 3,000-service page's time)
-            "group_options": _chosen(
+            "group_options": with_chosen(
                 _group_options(listed), drawn["focus"] if drawn else "", words.get("focus_name", "")
             ),
         },
