@@ -26,6 +26,10 @@ from archsvc.admin_base import (
     project_id_in,
 )
 from archsvc.api.serializers import text_problem
+from billing.models import Subscription
+from billing.selectors import PAID_STATUSES, limits_get, plan_of, subscription_get
+from billing.services import ai_credits_current
+from diagrams.models import Project, PublicShareToken
 
 LAST_ADMIN = "An organization keeps at least one admin who has joined (as in its settings pages)."
 
@@ -251,7 +255,6 @@ class PlanFilter(admin.SimpleListFilter):
         return [(plan, plan) for plan in settings.PLANS]
 
     def queryset(self, request, queryset):
-        from billing.selectors import PAID_STATUSES
 
         if self.value() is None:
             return queryset
@@ -291,7 +294,6 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         )
 
     def get_queryset(self, request):
-        from diagrams.models import Project
 
         return (
             super()
@@ -306,7 +308,6 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
 
     @admin.display(description="plan")
     def plan(self, obj):
-        from billing.selectors import plan_of
 
         try:
             subscription = obj.subscription
@@ -334,8 +335,6 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     def summary(self, obj):
         if obj is None or not obj.pk:
             return "-"
-        from billing.selectors import limits_get, plan_of, subscription_get
-        from billing.services import ai_credits_current
 
         subscription = subscription_get(organization=obj)
         limits = limits_get(organization=obj)
@@ -378,8 +377,6 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         their whole history, and the billing provider would not be told (cancel first, and
         delete the projects). A paused subscription may resume: its provider's events must
         still find it."""
-        from billing.models import Subscription
-        from diagrams.models import Project
 
         projects = Project.objects.filter(organization=obj).count()
         if projects:
@@ -670,7 +667,6 @@ class ApiKeyAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     def share_links(self, obj):
         """A leaked key's links stay open when it is revoked (they are the projects'): here is
         what it shared, to delete what should not stay public."""
-        from diagrams.models import PublicShareToken
 
         count = PublicShareToken.objects.filter(
             project__organization=obj.organization_id,

@@ -10,6 +10,8 @@ from django.shortcuts import redirect, render
 from accounts.selectors import session_actor, session_lookup, session_needs_touch
 from accounts.services import session_start, session_touch
 from accounts.tokens import InvalidToken
+from archsvc.api.errors import rate_limited_json, wants_page
+from archsvc.api.ratelimit import rate_limit_hit, seconds_text
 
 SESSION_COOKIE = "__session"
 
@@ -133,9 +135,6 @@ class PageWritesRateLimitMiddleware:
         actor = page_actor(request)
         if actor is None:
             return None
-        from archsvc.api.errors import rate_limited_json, wants_page
-        from archsvc.api.ratelimit import rate_limit_hit, seconds_text
-
         wait = rate_limit_hit(
             request, group="api-write", key=actor.rate_key, rate=settings.RATE_LIMIT_WRITE
         )

@@ -7,7 +7,7 @@ from django.core.checks import Error, Tags, Warning, register
 
 @register(Tags.security, deploy=True)
 def secret_key_set(app_configs, **kwargs):
-    from archsvc.settings import _DEV_SECRET
+    from archsvc.settings import _DEV_SECRET  # the settings module itself, when checked
 
     if settings.SECRET_KEY == _DEV_SECRET:
         return [

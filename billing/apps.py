@@ -8,4 +8,4 @@ class BillingConfig(AppConfig):
     def ready(self) -> None:
         # the project's own deployment checks (archsvc is no app): the secret key, the
         # billing provider
-        from archsvc import checks  # noqa: F401
+        from archsvc import checks  # noqa: F401 - registers the deploy checks once apps load

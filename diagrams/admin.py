@@ -11,10 +11,12 @@ from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
+from accounts.models import ApiKey, User
 from archsvc.admin_base import NoBulkDeleteMixin, ReadOnlyAdmin, SupportAdmin, project_id_in
 from archsvc.api.serializers import text_problem
 from diagrams.history import topic_line
 from diagrams.models import Pin, Project, PublicShareToken, Service, ServiceSnapshot
+from diagrams.project_writes import project_delete_logged
 
 
 def _links(pages) -> str:
@@ -89,8 +91,6 @@ class ProjectAdmin(NoBulkDeleteMixin, SupportAdmin):
     deletes one, a delete taking its services, history, pins and share link as in the app."""
 
     def delete_model(self, request, obj):
-        from diagrams.project_writes import project_delete_logged
-
         project_delete_logged(obj, by=f"operator {request.user.email}")
 
     form = ProjectForm
@@ -204,8 +204,6 @@ class PinAdmin(ReadOnlyAdmin):
 def _actor_names(refs) -> dict[str, str]:
     """`member:<id>` and `key:<id>` refs as an operator reads them: the member's e-mail, the
     key's name (and that it is a key), in two queries whatever their number."""
-    from accounts.models import ApiKey, User
-
     members, keys = {}, {}
     for ref in refs:
         kind, _, value = ref.partition(":")

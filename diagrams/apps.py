@@ -8,6 +8,6 @@ class DiagramsConfig(AppConfig):
     def ready(self):
         from django.db.backends.signals import connection_created
 
-        from archsvc.hotpath import sqlite_casefold
+        from archsvc.hotpath import sqlite_casefold  # ready(): once every app is loaded
 
         connection_created.connect(sqlite_casefold, dispatch_uid="archsvc.sqlite_casefold")

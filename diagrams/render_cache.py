@@ -24,6 +24,7 @@ from archsvc.api.params import iso
 from archsvc.logging import Every
 from archsvc.render_budget import budget_charge, budget_check, refusal_waived
 from diagrams.history import is_current
+from diagrams.rendering.layout import layout_layered
 
 logger = logging.getLogger("archsvc.render_cache")
 # the cache unreachable: once every 10 s with the reason (a traceback at every read, twice
@@ -395,8 +396,6 @@ def layout_key(graph, origin: tuple[float, float]) -> str:
 def layout_cached(graph, *, origin: tuple[float, float]):
     """`layout_layered(graph, origin=origin)`, from the shared cache when this code laid out a
     graph of this shape before; a new shape is laid out by one worker while others wait."""
-    from diagrams.rendering.layout import layout_layered
-
     if graph.number_of_nodes() < LAYOUT_MIN_NODES or not settings.RENDER_CACHE_SECONDS:
         return layout_layered(graph, origin=origin)
     key = layout_key(graph, origin)

@@ -8,6 +8,7 @@ from functools import cached_property
 import networkx as nx
 
 from diagrams.assistant.matching import NameIndex
+from diagrams.rendering.graph import project_graph
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,6 @@ def context_from_states(
 ) -> AssistantContext:
     """The context of a project state (a list of entities.ServiceState), without a
     database: the API builds it from selectors, the evaluation from the demo architecture."""
-    from diagrams.rendering.graph import project_graph
-
     graph, entities = project_graph(services)
     return AssistantContext(
         project_name=project_name, graph=graph, entities=entities, history=history, now=now

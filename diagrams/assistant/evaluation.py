@@ -10,6 +10,7 @@ from pathlib import Path
 
 from django.utils.text import slugify
 
+from diagrams.assistant.analyst import analyst_answer
 from diagrams.assistant.context import (
     Answer,
     AssistantContext,
@@ -18,6 +19,7 @@ from diagrams.assistant.context import (
     context_from_states,
 )
 from diagrams.entities import ServiceState, topic_normal
+from diagrams.slugs import service_slug
 
 EVALUATION_PATH = Path(__file__).resolve().with_name("evaluation.json")
 # updated_at of a demo service that no history event names
@@ -51,7 +53,7 @@ def history_events(data: dict) -> list[HistoryEvent]:
 def demo_states(history: list[HistoryEvent]) -> list[ServiceState]:
     """DEMO_SERVICES as ServiceState: slug = slugify(name), updated_at = the newest event of
     that slug (FALLBACK_UPDATED_AT when none)."""
-    from diagrams.demo import DEMO_SERVICES
+    from diagrams.demo import DEMO_SERVICES  # demo.py writes through the ORM: loaded when asked
 
     updated: dict[str, datetime] = {}
     for event in history:
@@ -66,7 +68,7 @@ def demo_states(history: list[HistoryEvent]) -> list[ServiceState]:
 
 def evaluation_context(data: dict) -> AssistantContext:
     """The analyst's context: the demo project, its synthetic history, and `now`."""
-    from diagrams.demo import DEMO_PROJECT_NAME
+    from diagrams.demo import DEMO_PROJECT_NAME  # as above
 
     history = history_events(data)
     return context_from_states(
@@ -176,7 +178,7 @@ def run_question(
     """Ask the analyst (or `answer_fn`) one question and score its answer; with `catch`, an
     exception is scored as a wrong answer instead of raised."""
     if answer_fn is None:
-        from diagrams.assistant.analyst import analyst_answer as answer_fn
+        answer_fn = analyst_answer
     started = time.perf_counter()
     try:
         answer = answer_fn(context, question["question"], question_turns(question))
@@ -209,8 +211,6 @@ def _state(service: dict, slug: str, updated_at: datetime) -> ServiceState:
 def architecture_context(data: dict, *, now: datetime | None = None) -> AssistantContext:
     """The context, without a database or history, of an architecture given as ServiceCreate
     bodies ({"name", "services"}, as in the bench's architectures/*.json)."""
-    from diagrams.slugs import service_slug
-
     states = [
         _state(service, service_slug(service["name"]), FALLBACK_UPDATED_AT)
         for service in data["services"]

@@ -20,7 +20,7 @@ class Command(BaseCommand):
         if organization.name == "demo":
             organization.name = "Demo"
             organization.save(update_fields=["name"])
-        from diagrams.demo import demo_seed
+        from diagrams.demo import demo_seed  # diagrams imports accounts: the app above
 
         demo_seed(
             organization=organization,
