@@ -1,5 +1,5 @@
 """The actor of a request: a member (recorded by e-mail) or an API key (recorded by name),
-always inside one organization. Permission rules of CONTRACT 3 live here, once."""
+always inside one organization. Permission rules of interface §3 live here, once."""
 
 from dataclasses import dataclass, field
 
@@ -48,13 +48,13 @@ class Actor:
         return created_by_ref == self.ref
 
     def can_manage_project(self, *, created_by_ref: str) -> bool:
-        """Update, delete, share-token create and delete (CONTRACT 3)."""
+        """Update, delete, share-token create and delete (interface §3)."""
         if self.is_admin or self.is_creator(created_by_ref):
             return True
         return self.type == API_KEY and ApiKey.PERMISSION_PROJECTS_MANAGE in self.permissions
 
     def can_manage_billing(self) -> bool:
-        """Portal session and switch-cycle (CONTRACT 3)."""
+        """Portal session and switch-cycle (interface §3)."""
         if self.type == MEMBER:
             return self.is_admin
         return ApiKey.PERMISSION_BILLING_MANAGE in self.permissions

@@ -1,4 +1,4 @@
-"""The log-in and sign-up forms (CONTRACT 2 names their fields)."""
+"""The log-in and sign-up forms (interface §2 names their fields)."""
 
 from django import forms
 from django.contrib.auth.password_validation import validate_password

@@ -121,7 +121,7 @@ class PageWritesRateLimitMiddleware:
     pages were a way around it (140 services made in 2 s, where the API refused past 120),
     and the Members form answered, without limit, whether an address has an account. Over
     it: 429 with Retry-After, a page saying how long to wait to a browser, RateLimitError
-    to a script (CONTRACT 11). Runs after the CSRF check: a refused forgery counts nothing."""
+    to a script (interface §11). Runs after the CSRF check: a refused forgery counts nothing."""
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -56,7 +56,7 @@ def _organizationless_owner(user: User, password: str) -> bool:
 
 @transaction.atomic
 def user_signup(*, email: str, password: str, organization_name: str) -> Membership:
-    """Sign-up (CONTRACT 2): the user, a new organization, and an admin membership. An
+    """Sign-up (interface §2): the user, a new organization, and an admin membership. An
     account in no organization (removed from its last one) signs up again with its own
     password: the new organization is added to it."""
     email = User.objects.normalize_email(email).strip().lower()

@@ -3,7 +3,7 @@ to the session's organization; writes go through the API's services, so its perm
 
 # Over 500 lines: four small sections of one family of pages (one URL module,
 # accounts/settings_urls.py); billing, the biggest, is the one to move out if it grows.
-# Who may do what (CONTRACT 3):
+# Who may do what (interface §3):
 # - members: everyone sees the list; admins add, change roles and remove;
 # - API keys: everyone sees the active keys; admins create and revoke;
 # - billing: everyone sees plan, limits and credits; admins switch cycle and open the portal.

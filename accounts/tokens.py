@@ -1,4 +1,4 @@
-"""The two JWTs of CONTRACT 2. Each kind has its own signing key (derived from
+"""The two JWTs of interface §2. Each kind has its own signing key (derived from
 JWT_SIGNING_KEY), issuer and `typ`, so one can never pass for the other. Decoding always
 names the algorithm and the required claims."""
 

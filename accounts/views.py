@@ -57,7 +57,7 @@ def _next_url(request) -> str:
 
 
 def _too_many(request, template: str, form, retry_after: int) -> HttpResponse:
-    if not wants_page(request):  # a script posting the form: RateLimitError (CONTRACT 11)
+    if not wants_page(request):  # a script posting the form: RateLimitError (interface §11)
         return rate_limited_json("Too many attempts; retry later.", retry_after)
     form.add_error(None, f"Too many attempts. Try again in {seconds_text(retry_after)}.")
     context = {"form": form, "next": _next_url(request), "joining": _join_of_next(request)}

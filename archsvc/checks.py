@@ -46,7 +46,7 @@ def shared_cache_for_several_processes(app_configs, **kwargs):
             Warning(
                 "REDIS_URL is not set: rate limits, render budgets and cached renders are "
                 "counted in each process alone, and gunicorn.conf.py starts several workers "
-                "(CONTRACT 11: several processes set REDIS_URL).",
+                "(docs/interface.md §11: several processes set REDIS_URL).",
                 hint="Set REDIS_URL, or run one process (WEB_CONCURRENCY=1).",
                 id="archsvc.W003",
             )

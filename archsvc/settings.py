@@ -205,7 +205,7 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 2 * 500 * 4 + 2 * 20 + 100
 # Without collectstatic (development, tests) files come from the finders; no need to warn.
 warnings.filterwarnings("ignore", message="No directory at")
 
-# Security (CONTRACT 14). HTTPS=1 turns on everything that needs TLS.
+# Security (interface §14). HTTPS=1 turns on everything that needs TLS.
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
@@ -223,7 +223,7 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 if env_bool("TRUST_X_FORWARDED_PROTO", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-# The __session cookie (CONTRACT 2).
+# The __session cookie (interface §2).
 SESSION_COOKIE_NAME_JWT = "__session"
 SESSION_IDLE_SECONDS = env_int("SESSION_IDLE_SECONDS", 43200)
 # How often activity is written back to the session row (sliding expiry without a write
@@ -237,7 +237,7 @@ MAX_AUTH_HEADER_BYTES = 4096
 # app runs behind trusted proxies (docs/operations.md).
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 
-# Rate limits (CONTRACT 11), counted in the default cache.
+# Rate limits (interface §11), counted in the default cache.
 RATE_LIMIT_READ = os.environ.get("RATE_LIMIT_READ", "600/m")
 RATE_LIMIT_WRITE = os.environ.get("RATE_LIMIT_WRITE", "120/m")
 RATE_LIMIT_AI = os.environ.get("RATE_LIMIT_AI", "20/m")
@@ -250,10 +250,10 @@ RATELIMIT_FAIL_OPEN = True
 # third-party Redis backends as supported.
 SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
 if not REDIS_URL:
-    # One process with threads: the in-process cache is shared by all of them (CONTRACT 11).
+    # One process with threads: the in-process cache is shared by all of them (interface §11).
     SILENCED_SYSTEM_CHECKS.append("django_ratelimit.E003")
 
-# Plans (CONTRACT 4): each number can be changed through the environment.
+# Plans (interface §4): each number can be changed through the environment.
 PLANS = {
     "free": {
         "max_projects": env_int("PLAN_FREE_MAX_PROJECTS", 3),

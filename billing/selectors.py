@@ -1,4 +1,4 @@
-"""Reads for billing: the plan in force, limits, the subscription (CONTRACT 4)."""
+"""Reads for billing: the plan in force, limits, the subscription (interface §4)."""
 
 from django.conf import settings
 

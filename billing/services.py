@@ -165,7 +165,7 @@ def subscription_set(
 
 
 def billing_manager_required(*, actor: Actor) -> None:
-    """Portal session and switch-cycle (CONTRACT 3): 403 otherwise."""
+    """Portal session and switch-cycle (interface §3): 403 otherwise."""
     if not actor.can_manage_billing():
         raise Forbidden("Managing billing needs an admin, or an API key with billing:manage.")
 

@@ -336,7 +336,7 @@ def _lines(texts) -> str:
 
 @admin.register(PublicShareToken)
 class PublicShareTokenAdmin(SupportAdmin):
-    """Sharing is the customer's decision (CONTRACT 3, 12): an operator sees a project's
+    """Sharing is the customer's decision (interface §3, 12): an operator sees a project's
     link and can revoke it (delete), never make one or point it at another project."""
 
     list_display = ["project", "token_start", "created_by", "created_at"]

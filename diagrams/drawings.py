@@ -129,7 +129,7 @@ def project_read_cached(
 ):
     """A read of the project's state (services, entities) as a CachedRead of encoded JSON, keyed
     by the project's state like the renders, so any write to the project makes it unreachable."""
-    # a time to come is the current state (CONTRACT 7), and these bodies do not echo `at`:
+    # a time to come is the current state (interface §7), and these bodies do not echo `at`:
     # one key for all of them, so each `at` to come is not a computation of its own
     current = is_current(at)
     key = render_key(

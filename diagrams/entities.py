@@ -1,4 +1,4 @@
-"""A project's state as plain data, and what derives from it (CONTRACT 6, 8, 9): entity ids,
+"""A project's state as plain data, and what derives from it (interface §6, 8, 9): entity ids,
 topics merged from every declaration, categories with colours, owners, flows. No ORM."""
 
 import hashlib
@@ -150,7 +150,7 @@ def merged_topics(services: list[ServiceState]) -> dict[str, dict]:
 
 
 def project_entities(services: list[ServiceState]) -> dict:
-    """ProjectEntities (CONTRACT 9): services, topics, categories, owners and flows, each
+    """ProjectEntities (interface §9): services, topics, categories, owners and flows, each
     keyed by entity id, with relationships in both directions."""
     services = sorted(
         (replace(s, flows=tuple(_unique(s.flows))) for s in services), key=lambda s: s.slug

@@ -1,5 +1,5 @@
 """History in words: field-level changes between two snapshots of a service
-(ServiceSnapshotDiff, CONTRACT 9), what a change did, and whether a moment is the present."""
+(ServiceSnapshotDiff, interface §9), what a change did, and whether a moment is the present."""
 
 from datetime import datetime
 

@@ -19,7 +19,7 @@ logger = logging.getLogger("archsvc.projects")
 
 def _reserve_project_slot(*, organization_id: int) -> None:
     """Lock the organization row and check the plan's project limit. Concurrent creates
-    queue on the lock, so exactly `maxProjects` of them can succeed (CONTRACT 14)."""
+    queue on the lock, so exactly `maxProjects` of them can succeed (interface §14)."""
     organization = Organization.objects.select_for_update().get(pk=organization_id)
     plan = organization_plan(organization=organization)
     limit = plan_limits(plan=plan)["max_projects"]
@@ -76,7 +76,7 @@ MANAGE_FORBIDDEN = (
 
 def project_for_management(*, actor: Actor, project_id: str) -> Project:
     """The project locked for this transaction, if the actor may manage it; 404 before 403
-    (CONTRACT 15)."""
+    (interface §15)."""
     project = project_locked(actor=actor, project_id=project_id)
     if not actor.can_manage_project(created_by_ref=project.created_by_ref):
         raise Forbidden(MANAGE_FORBIDDEN)

@@ -427,7 +427,7 @@ def snapshot_diff(*, project: Project, snapshot_id: str) -> dict:
     """ServiceSnapshotDiff: a snapshot against the one before it of the same service."""
     try:
         snapshot_uuid = uuid.UUID(str(snapshot_id))
-    except ValueError:  # no snapshot has such an id (CONTRACT 5: 404)
+    except ValueError:  # no snapshot has such an id (interface §5: 404)
         raise NotFound("Snapshot not found.") from None
     snapshot = ServiceSnapshot.objects.filter(project=project, pk=snapshot_uuid).first()
     if snapshot is None:

@@ -1,5 +1,5 @@
 """Writes for services: each POST, PUT and DELETE adds one snapshot under the project's row
-lock, so writers queue and the chain stays gapless with exactly one current (CONTRACT 7)."""
+lock, so writers queue and the chain stays gapless with exactly one current (interface §7)."""
 
 from collections.abc import Collection
 from datetime import datetime, timedelta
@@ -294,7 +294,7 @@ def service_delete(
 
 def services_copy(*, source: Project, target: Project, actor: Actor, at: datetime) -> int:
     """Duplicate: the source's current services become new services of `target`, made by
-    the actor at `at` (CONTRACT 7). Runs inside the duplicate's transaction."""
+    the actor at `at` (interface §7). Runs inside the duplicate's transaction."""
     current = list(
         ServiceSnapshot.objects.filter(
             project=source, valid_until__isnull=True, deleted=False

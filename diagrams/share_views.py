@@ -1,4 +1,4 @@
-"""The public pages of a shared project (CONTRACT 12): its graph as it is now, nothing else,
+"""The public pages of a shared project (interface §12): its graph as it is now, nothing else,
 to anyone with the token; the token is looked up on every request, and nothing is stored."""
 
 from django.conf import settings
@@ -30,7 +30,7 @@ LINK_DEAD = (
     "This link does not work (it may have been replaced or turned off): ask whoever shared it "
     "for a new one."
 )
-# what a shared page's Show menu lists (not the flows: CONTRACT 12)
+# what a shared page's Show menu lists (not the flows: interface §12)
 _SHARED_KINDS = ("categories", "owners", "services", "topics")
 
 
@@ -42,7 +42,7 @@ class _Refused(Exception):
 
 def _graph_query(request) -> tuple[list[str], int]:
     """The API's focus parameters, refused as a plain 400; `at` is refused too, as history is
-    not shared (CONTRACT 12)."""
+    not shared (interface §12)."""
     if "at" in request.GET:
         raise _Refused(
             400, "A shared link shows the project as it is now; past states are not shared."
@@ -108,7 +108,7 @@ def _refusal(
     """`page`: the template saying why (the embed's has no site chrome: it sits inside
     someone else's page), else plain text."""
     if refused.status == 429 and not (page and wants_page(request)):
-        # RateLimitError, as every 429 (CONTRACT 11); a browser's page says it in words
+        # RateLimitError, as every 429 (interface §11); a browser's page says it in words
         response = rate_limited_json(refused.message, refused.retry_after or 1)
     elif page:
         message = refused.message
@@ -134,7 +134,7 @@ def _refusal(
 
 def _share_options(entities: dict) -> str:
     """A shared page's Show menu: what its drawing names, each group by name; not the flows,
-    which the drawing does not show (CONTRACT 12)."""
+    which the drawing does not show (interface §12)."""
     return focus_options(entities, _SHARED_KINDS, by_name=True)
 
 

@@ -1,4 +1,4 @@
-"""Public sharing: the token's writes and reads (CONTRACT 3, 12)."""
+"""Public sharing: the token's writes and reads (interface §3, 12)."""
 
 import uuid
 

@@ -1,4 +1,4 @@
-"""Identifiers of CONTRACT 6: project ids, service slugs, entity slugs."""
+"""Identifiers of interface §6: project ids, service slugs, entity slugs."""
 
 import hashlib
 import re
@@ -13,7 +13,7 @@ _SLUG_GAPS = re.compile(r"[-\s]+")
 
 
 def sha1_hex(name: str) -> str:
-    """Identifiers only, not security: CONTRACT 6 names SHA-1."""
+    """Identifiers only, not security: interface §6 names SHA-1."""
     return hashlib.sha1(name.encode(), usedforsecurity=False).hexdigest()
 
 

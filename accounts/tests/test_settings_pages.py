@@ -339,7 +339,7 @@ def test_key_is_shown_once_and_authenticates_until_revoked(org, admin_client):
     # the box the cursor is put in says what happened (a screen reader heard the name alone)
     assert '<label for="new-key-token">Key “ci” created</label>' in body
     # the form's hints are tied to their fields, and say what a key without a permission
-    # may do: services in any project (CONTRACT 3), not only "the projects it created"
+    # may do: services in any project (interface §3), not only "the projects it created"
     assert "adds, changes and deletes services in any project" in body
     assert 'aria-describedby="expires-hint"' in body and 'id="expires-hint"' in body
     assert 'aria-describedby="permissions-hint"' in body and 'id="permissions-hint"' in body

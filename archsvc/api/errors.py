@@ -160,7 +160,7 @@ def validation_response(
 
 
 def rate_limited_body(message: str, retry_after: int) -> dict:
-    """RateLimitError (CONTRACT 11): the error body with `retryAfter`, which the response's
+    """RateLimitError (interface §11): the error body with `retryAfter`, which the response's
     Retry-After header repeats."""
     body = error_body(429, "rate_limited", message)
     body["retryAfter"] = retry_after
@@ -200,7 +200,7 @@ def _render_budget_spent(exc, request) -> Response:
 
 def wants_page(request) -> bool:
     """A browser's navigation (its Accept names text/html) is answered with a page; anything
-    else (a script, curl's `*/*`, an <img>) with the JSON body CONTRACT 11 gives every 429."""
+    else (a script, curl's `*/*`, an <img>) with the JSON body interface §11 gives every 429."""
     return "text/html" in request.headers.get("Accept", "")
 
 

@@ -73,8 +73,8 @@ _EARLIEST = datetime.min.replace(tzinfo=UTC)
 
 
 def query_at(request) -> datetime | None:
-    """`at`: any ISO 8601 date-time (RFC 3339's lower-case too), no offset meaning UTC (CONTRACT
-    7); past either end of the calendar in UTC, the latest (current state) or earliest moment."""
+    """`at`: any ISO 8601 date-time (RFC 3339's lower-case too), no offset meaning UTC (interface
+    §7); past either end of the calendar in UTC, the latest (current state) or earliest moment."""
     raw = query_params(request).get("at")
     if raw is None:
         return None
@@ -99,7 +99,7 @@ def query_at(request) -> datetime | None:
 
 
 def iso(value: datetime | None) -> str | None:
-    """Every date-time in a response: UTC, microseconds, `Z` (CONTRACT 7); four-digit years
+    """Every date-time in a response: UTC, microseconds, `Z` (interface §7); four-digit years
     (strftime's %Y writes the year 999 as `999`, which is not RFC 3339)."""
     if value is None:
         return None

@@ -1,4 +1,4 @@
-"""Rate limits (CONTRACT 11), counted by django-ratelimit in the shared cache so that every
+"""Rate limits (interface §11), counted by django-ratelimit in the shared cache so that every
 worker agrees. Per actor when authenticated, per client IP otherwise."""
 
 import logging

@@ -154,7 +154,7 @@ def _bad_request_schema(operation: dict) -> dict:
 
 def add_common_responses(result, generator, request, public):
     """Postprocessing hook: the answers any operation may give besides its own (401, 429, 500,
-    503, a query's 400, a write's CSRF 403, CONTRACT 2), each with the rate-limit fields."""
+    503, a query's 400, a write's CSRF 403, interface §2), each with the rate-limit fields."""
     components = result.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
     schemas.update(ERROR_SCHEMAS)

@@ -1,4 +1,4 @@
-"""Rate limits (CONTRACT 11): per actor, counted in the shared cache, 429 with the
+"""Rate limits (interface §11): per actor, counted in the shared cache, 429 with the
 RateLimitError body and a Retry-After equal to retryAfter."""
 
 import json
@@ -131,7 +131,7 @@ def test_login_posts_are_limited_per_ip(factory, org, settings):
 
 
 def test_refused_requests_are_limited_per_ip(factory, org, settings):
-    """Requests without valid credentials count against their client IP (CONTRACT 11), so
+    """Requests without valid credentials count against their client IP (interface §11), so
     guessing tokens or replaying a revoked key is not free of limits. They never eat into
     a real actor's budget, even from the same address."""
     settings.RATE_LIMIT_READ = "3/h"

@@ -1,4 +1,4 @@
-"""Every date-time a response carries (CONTRACT 7): UTC, six decimals, `Z`, a four-digit
+"""Every date-time a response carries (interface §7): UTC, six decimals, `Z`, a four-digit
 year, whatever zone the value comes in."""
 
 from datetime import UTC, datetime, timedelta, timezone

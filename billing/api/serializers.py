@@ -29,7 +29,7 @@ class SubscriptionSerializer(serializers.Serializer):
 @extend_schema_field({"type": "string", "enum": ["monthly", "annual"]})
 class CycleField(StrictCharField):
     """billingCycle as sent: a string other than monthly or annual, blank, 41 characters or
-    " monthly" among them, is `invalid_billing_cycle` (CONTRACT 5), never trimmed into a
+    " monthly" among them, is `invalid_billing_cycle` (interface §5), never trimmed into a
     cycle nor refused as validation_failed; not a string (12, null, a list) is the body's
     type error, validation_failed, as for every field."""
 
@@ -59,7 +59,7 @@ class AiCreditsSerializer(serializers.Serializer):
 
 
 def subscription_json(subscription: Subscription | None) -> dict:
-    """Subscription: `{"status": "none"}` without one (CONTRACT 4); unset fields left out."""
+    """Subscription: `{"status": "none"}` without one (interface §4); unset fields left out."""
     if subscription is None:
         return {"status": "none"}
     out = {

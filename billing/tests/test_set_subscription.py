@@ -1,4 +1,4 @@
-"""`manage.py set_subscription`: writes the subscription as the provider would (CONTRACT 13)."""
+"""`manage.py set_subscription`: writes the subscription as the provider would (interface §13)."""
 
 import io
 import logging

@@ -1,5 +1,5 @@
 """The three graph renderings: JSON (ProjectGraph), Mermaid and SVG, with `filteredIds`,
-`depth` and `at` (spec: Graph renderings; CONTRACT 9, 10, 14)."""
+`depth` and `at` (spec: Graph renderings; interface §9, 10, 14)."""
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -49,7 +49,7 @@ def graph_query(request) -> tuple:
         given = str(exc)[:100]
         hint = ""
         if "__" in given and "--" not in given:
-            # copied from the Mermaid output, which writes `--` as `__` (CONTRACT 6)
+            # copied from the Mermaid output, which writes `--` as `__` (interface §6)
             hint = (
                 f" Mermaid writes ids with __ for --: this one is '{given.replace('__', '--', 1)}'."
             )

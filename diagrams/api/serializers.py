@@ -364,7 +364,7 @@ class GraphCategorySerializer(serializers.Serializer):
 
 
 class ProjectGraphSerializer(serializers.Serializer):
-    """ProjectGraph (CONTRACT 9), for the schema: the view sends the cached bytes."""
+    """ProjectGraph (interface §9), for the schema: the view sends the cached bytes."""
 
     projectId = serializers.CharField()  # noqa: N815
     at = serializers.DateTimeField(allow_null=True)

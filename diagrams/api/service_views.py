@@ -46,7 +46,7 @@ def topic_json(topic: dict) -> dict:
 
 def service_json(snapshot: ServiceSnapshot) -> dict:
     """Service (ServiceGet): unset description, category and owner are left out; flows,
-    consumes, produces and extras are always there (CONTRACT 7)."""
+    consumes, produces and extras are always there (interface §7)."""
     service = snapshot.service
     out = {"slug": snapshot.slug, "name": snapshot.name}
     for key in ("description", "category", "owner"):

@@ -1,4 +1,4 @@
-"""ProjectGraph (CONTRACT 9): the graph and its layout as JSON, in the SVG's coordinates."""
+"""ProjectGraph (interface §9): the graph and its layout as JSON, in the SVG's coordinates."""
 
 import networkx as nx
 

@@ -1,5 +1,5 @@
 """Project state -> a networkx graph of services and topics keyed by entity id (edges follow
-the data flow), and the focus filter of CONTRACT 10."""
+the data flow), and the focus filter of interface §10."""
 
 import re
 

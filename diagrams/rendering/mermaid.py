@@ -1,4 +1,4 @@
-"""A project graph as a Mermaid 11 flowchart (CONTRACT 6, 8, 14). User text only ever appears
+"""A project graph as a Mermaid 11 flowchart (interface §6, 8, 14). User text only ever appears
 inside a quoted label, every character outside a safe set written as an entity code."""
 
 import re
@@ -14,7 +14,7 @@ from diagrams.entities import NEUTRAL, PALETTE
 # text before parsing, which mangles an entity code after it), `` ` `` (markdown string),
 # `<` `>` `&` (HTML), `%` (comments, directives) and every bracket but `()`.
 _LABEL_SAFE = frozenset(string.ascii_letters + string.digits + " .,-_/()")
-# Entity ids are `<type>--<slug>` with slugs of [a-z0-9_-] and no `--` in them (CONTRACT 6).
+# Entity ids are `<type>--<slug>` with slugs of [a-z0-9_-] and no `--` in them (interface §6).
 _MERMAID_ID_RE = re.compile(r"^[a-z]+__[a-z0-9_]+(?:-[a-z0-9_]+)*$")
 
 _NODE_STROKE = "#4b5563"
@@ -22,7 +22,7 @@ _NODE_TEXT = "#111827"
 
 
 def mermaid_id(entity_id: str) -> str:
-    """The Mermaid node id of an entity id: `__` in place of `--` (CONTRACT 6)."""
+    """The Mermaid node id of an entity id: `__` in place of `--` (interface §6)."""
     mid = entity_id.replace("--", "__")
     if not _MERMAID_ID_RE.match(mid):
         raise ValueError(f"not an entity id Mermaid can take: {entity_id!r}")

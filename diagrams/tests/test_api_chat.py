@@ -1,4 +1,4 @@
-"""The chat endpoint: AiChatRequest/AiChatResponse (CONTRACT 9), one credit a message,
+"""The chat endpoint: AiChatRequest/AiChatResponse (interface §9), one credit a message,
 its own rate limit, and the LLM engine against a real chat-completions server."""
 
 import json

@@ -1,4 +1,4 @@
-"""Graph renderings through the API (spec: Graph renderings; CONTRACT 9, 10, 14): the
+"""Graph renderings through the API (spec: Graph renderings; interface §9, 10, 14): the
 ProjectGraph JSON, focus by `filteredIds` and `depth`, `at`, bad queries, the SVG and Mermaid
 responses, tenancy, determinism, shared coordinates and the query budget."""
 
@@ -190,7 +190,7 @@ def test_edges_start_on_their_source_box_and_end_on_their_target_box(api, chain)
         assert on_side(edge["points"][-1], boxes[edge["target"]]), edge
 
 
-# --- filtering (CONTRACT 10) ------------------------------------------------------------------
+# --- filtering (interface §10) ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -312,8 +312,8 @@ def test_mermaid_and_svg_show_the_same_focus(api, chain):
 
 
 def test_category_ids_of_a_focus_are_the_project_ids(api, project):
-    """Two categories whose names slug alike have hash-suffixed ids in the project (CONTRACT
-    6); a focus that shows only one of them must still use the project's id, so that the id
+    """Two categories whose names slug alike have hash-suffixed ids in the project (interface
+    §6); a focus that shows only one of them must still use the project's id, so that the id
     read from the legend focuses on that category."""
     new_service(api, project, {"name": "X", "category": "Payments"})
     new_service(api, project, {"name": "Y", "category": "payments"})
@@ -433,7 +433,7 @@ def test_malformed_filtered_id_is_400(api, chain, fmt, value):
 
 
 def test_an_id_copied_from_mermaid_is_told_its_api_form(api, chain):
-    """Mermaid's output writes `--` as `__` (CONTRACT 6); copied from there, an id was
+    """Mermaid's output writes `--` as `__` (interface §6); copied from there, an id was
     refused with no word of why."""
     response = graph(api, chain, filteredIds="service__a")
     assert response.status_code == 400

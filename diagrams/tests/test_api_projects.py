@@ -944,7 +944,7 @@ def assert_limit_reached(response):
     body = response.json()
     assert body["status"] == 402 and body["code"] == "project_limit_reached"
     assert body["message"] == "The free plan allows 3 projects."
-    # what a script can do: archiving frees nothing (CONTRACT 4)
+    # what a script can do: archiving frees nothing (interface §4)
     assert body["details"] == (
         "This organization has 3 (archived ones count too): delete one it no longer needs, "
         "or move to a bigger plan. GET /v1/limits gives the numbers."

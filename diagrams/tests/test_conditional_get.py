@@ -268,7 +268,7 @@ def test_a_past_service_list_follows_writes_since_it_says_when_each_state_ended(
 
 
 def test_every_time_to_come_is_one_current_read_of_services_and_entities(api, project):
-    """A future `at` is the current state (CONTRACT 7): services and entities, which do not
+    """A future `at` is the current state (interface §7): services and entities, which do not
     echo `at`, share the current state's key, so distinct future times are not each a
     computation (they are read even when the render budget is spent)."""
     base = f"/v1/projects/{project}"

@@ -1,4 +1,4 @@
-"""Entities (CONTRACT 6, 8, 9): ids, merged topic attributes, complete relationships."""
+"""Entities (interface §6, 8, 9): ids, merged topic attributes, complete relationships."""
 
 from datetime import UTC, datetime, timedelta
 

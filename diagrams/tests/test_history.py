@@ -133,7 +133,7 @@ def test_diff_of_update_lists_each_kind_of_field(api, project):
 
 
 def test_a_service_put_back_as_read_changes_nothing_in_its_diff(api, project):
-    """A service read shows an unset list as [] (CONTRACT 7): sending that back, or null
+    """A service read shows an unset list as [] (interface §7): sending that back, or null
     for it, is no change, as `extras` {} for none is not."""
     base = f"/v1/projects/{project}/services"
     new_service(api, project, {"name": "Orders", "produces": [{"name": "orders"}]})

@@ -1,4 +1,4 @@
-"""Mermaid flowchart text (CONTRACT 6, 8, 14): shapes, ids, arrows, palette classes, and user
+"""Mermaid flowchart text (interface §6, 8, 14): shapes, ids, arrows, palette classes, and user
 text that never escapes its quoted label. Pure rendering: no database."""
 
 import re

@@ -1,4 +1,4 @@
-"""The SVG writer (spec: Graph renderings; CONTRACT 8, 14): node groups and shapes, arrows,
+"""The SVG writer (spec: Graph renderings; interface §8, 14): node groups and shapes, arrows,
 tooltips, legend and header; user text that stays text whatever it holds; labels that fit
 their boxes. Pure rendering: no database."""
 

@@ -1,4 +1,4 @@
-"""Public sharing: the token endpoints, their permissions, and the public pages (CONTRACT 3,
+"""Public sharing: the token endpoints, their permissions, and the public pages (interface §3,
 12, 14)."""
 
 import uuid
@@ -135,7 +135,7 @@ def test_the_bare_svg_and_its_parameters(manager, project):
 
 
 def test_past_states_are_not_shared(manager, project):
-    """CONTRACT 12: history is not reachable with the token. A deleted service must not
+    """interface §12: history is not reachable with the token. A deleted service must not
     come back through `at`, on the page, the embed or the bare SVG."""
     token = share(manager, project)
     first = manager.get(f"/v1/projects/{project}/services/gateway/raw").json()["validFrom"]
@@ -210,7 +210,7 @@ def test_public_pages_are_rate_limited_per_ip(manager, project, settings):
     response = visitor.get(f"/share/{token}/embed/")
     assert response.status_code == 429 and int(response["Retry-After"]) >= 1
     assert Client(REMOTE_ADDR="10.9.9.9").get(f"/share/{token}/").status_code == 200
-    # to a script, each is RateLimitError as every 429 (CONTRACT 11; graph.svg was plain
+    # to a script, each is RateLimitError as every 429 (interface §11; graph.svg was plain
     # text, the pages HTML); a browser's page says it in words
     for path in ("", "graph.svg", "embed/"):
         response = visitor.get(f"/share/{token}/{path}")

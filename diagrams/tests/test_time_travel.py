@@ -1,4 +1,4 @@
-"""Time travel (CONTRACT 7): any past state reads back by `at`, slugs resolve as of `at`."""
+"""Time travel (interface §7): any past state reads back by `at`, slugs resolve as of `at`."""
 
 from urllib.parse import quote
 
@@ -139,7 +139,7 @@ def test_at_reads_rfc_3339_lower_case_and_an_offset_whose_plus_became_a_space(ap
 
 def test_at_past_either_end_of_the_calendar_is_the_current_state_or_before_any(api, project):
     """9999-12-31 at -14:00 is after the last moment a date-time holds: still a future `at`,
-    so the current state (CONTRACT 7); 0001-01-01 at +14:00 is before the first: nothing."""
+    so the current state (interface §7); 0001-01-01 at +14:00 is before the first: nothing."""
     base = f"/v1/projects/{project}"
     new_service(api, project, {"name": "Alpha", "description": "now"})
     latest, earliest = "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00"

@@ -11,7 +11,7 @@ logger = logging.getLogger("archsvc.billing")
 
 
 class Command(BaseCommand):
-    help = "Write an organization's subscription as the billing provider would (CONTRACT 13)."
+    help = "Write an organization's subscription as the billing provider would."
 
     def add_arguments(self, parser):
         parser.add_argument("--org", required=True, help="organization slug")
