@@ -1,3 +1,9 @@
+"""Django admin for the accounts: organizations, users, memberships, API keys, sessions, with
+the operator's safety rules (the last-admin rule, no silent deletes, keys revoked first)."""
+
+# Over 500 lines: Django admin's whole configuration of five models, each page's guards kept
+# beside the page they guard; split by model if it grows further.
+
 import uuid
 
 import jwt
@@ -67,9 +73,8 @@ def _only_admin_of(user) -> list[str]:
 
 
 class UserPasswordForm(AdminPasswordChangeForm):
-    """The password page's "Disabled" is refused for an organization's only admin who has
-    joined: with no password they are no admin who can act (it left the organization with
-    none)."""
+    """Refuses "Disabled" for an organization's only joined admin (passwordless, none could
+    act)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -128,11 +133,10 @@ def _has_admin(organization_id) -> bool:
 
 
 class MembershipInline(admin.TabularInline):
-    """The organization's members, read here (with the user, in one query: an editable row
-    was a user widget and two lookups a member, 135 queries at 42 members). A role is
-    changed and a member removed on the membership's own page (its link), under the
-    last-admin rule; members are added below. `invited_at` is what an invitation link is
-    checked against: never edited."""
+    """The organization's members, read-only with their user (one query); roles change and
+    members go on the membership's own page, under the last-admin rule."""
+
+    # `invited_at` is what an invitation link is checked against: never edited.
 
     model = Membership
     extra = 0
@@ -217,9 +221,8 @@ class OrganizationForm(forms.ModelForm):
         fields = ["slug", "name"]  # its time of creation is the save's
 
     def clean_slug(self):
-        """As sign-up makes one (organization_create): lower-case letters, digits and
-        hyphens, at most 50, and no other organization's in any case ("DEMO" beside
-        "demo" was taken)."""
+        """As sign-up makes one: lower-case letters, digits and hyphens, at most 50, unique in
+        any case."""
         slug = (self.cleaned_data.get("slug") or "").strip()
         if slugify(slug) != slug or not slug:
             raise ValidationError(
@@ -286,9 +289,7 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         return super().get_search_results(request, queryset, project_id_in(search_term))
 
     def has_add_permission(self, request):
-        """An organization is made with its first admin, as sign-up makes one: by an
-        operator who may also add members. Without that permission the member rows were not
-        shown, so nothing checked them, and the organization was made with no one in it."""
+        """An organization is made with its first admin among its members, as sign-up makes one."""
         return super().has_add_permission(request) and request.user.has_perm(
             f"{Membership._meta.app_label}.add_membership"
         )
@@ -324,9 +325,8 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         return getattr(obj, "member_count", None)
 
     def get_readonly_fields(self, request, obj=None):
-        """The slug is the organization's key for the billing provider (checkout's
-        `custom_data.organization`, webhooks): renamed here, a pending checkout's events would
-        find no organization. Chosen once, at creation."""
+        """The slug is chosen once: the billing provider's checkout and webhooks find the
+        organization by it."""
         if obj is None:
             return ["summary", "related"]
         return ["slug", "created_at", "summary", "related"]
@@ -353,9 +353,8 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
 
     @admin.display(description="Its records")
     def related(self, obj):
-        """Links to this organization's projects, keys, sessions and billing records, each
-        list filtered by the organization itself (a search by slug would also match
-        `acme-50` for `acme-5`)."""
+        """Links to the organization's projects, keys, sessions and billing records, filtered by
+        the organization itself (a slug search would match `acme-50` for `acme-5`)."""
         if obj is None or not obj.pk:
             return "-"
         pages = [
@@ -373,10 +372,8 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         )
 
     def delete_refusal(self, obj) -> str | None:
-        """Not while it holds projects or has a subscription not canceled: deleting takes
-        their whole history, and the billing provider would not be told (cancel first, and
-        delete the projects). A paused subscription may resume: its provider's events must
-        still find it."""
+        """Not while it holds projects or a subscription not canceled (the provider would not be
+        told; a paused one may resume and its events must find it)."""
 
         projects = Project.objects.filter(organization=obj).count()
         if projects:
@@ -398,10 +395,8 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         return None
 
     def get_deleted_objects(self, objs, request):
-        """Its members, keys, sessions, canceled subscription and credits go with it. Their
-        own pages refuse a delete alone (the last admin, billing records): here that made
-        every organization with an admin undeletable (403). Whether it may go at all is
-        has_delete_permission's."""
+        """Its members, keys, sessions, canceled subscription and credits go with it (their own
+        pages refuse a delete alone); whether it may go is has_delete_permission's."""
         deleted, counts, _needed, protected = super().get_deleted_objects(objs, request)
         return deleted, counts, set(), protected
 
@@ -491,9 +486,7 @@ class UserAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdminMixin, Base
         )
 
     def save_model(self, request, obj, form, change):
-        """Deactivating ends the user's sessions in the app: they were only refused while
-        the user was inactive, and reactivating gave them back (an account locked because it
-        was taken over came back to whoever held its session)."""
+        """Deactivating ends the user's sessions (reactivating must not give them back)."""
         super().save_model(request, obj, form, change)
         if change and "is_active" in form.changed_data and not obj.is_active:
             ended = AuthSession.objects.filter(
@@ -705,9 +698,7 @@ class ApiKeyAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         return False
 
     def delete_refusal(self, obj) -> str | None:
-        """A key in use is revoked first (its bearers then know it is refused, and the
-        history says so); its page offered Delete with no word of what it does. Its delete
-        address, typed, answered a bare 403."""
+        """A key in use is revoked first, so its bearers and the history say it is refused."""
         if obj.revoked_at is None:
             return (
                 f"Not deleted: the key “{obj.name}” is in use. Revoke it first (the Revoke "
@@ -716,9 +707,8 @@ class ApiKeyAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         return None
 
     def get_search_results(self, request, queryset, search_term):
-        """A key's id finds it too, as the app writes it (`key:<uuid>`: a project's
-        `createdBy`, a pin's actor) or bare; and so does the key itself (a leaked one is
-        reported as the token, `Bearer` and all): its `jti` names the row."""
+        """A key is found by its id (`key:<uuid>` as the app writes it, or bare) and by the key
+        itself (a leaked one is reported as its token): its `jti` names the row."""
         term = (search_term or "").strip()
         if term.lower().startswith("authorization:"):  # the header as a log has it
             term = term[len("authorization:") :].strip()
@@ -766,9 +756,8 @@ def _token_key_id(term: str):
 
 @admin.register(AuthSession)
 class AuthSessionAdmin(NoBulkDeleteMixin, SupportAdmin):
-    """Sessions begin at log-in; an operator ends one with the "End" action. `ended_at` is
-    read-only: emptied, it brought back a session its user had logged out of, or one a
-    password reset had ended because the old password may be known."""
+    """Sessions begin at log-in and end with the End action; `ended_at` is read-only (emptied,
+    it would revive a session logged out of, or ended by a password reset)."""
 
     actions = [end_sessions]
     list_filter = [("ended_at", empty_filter("state", "open", "ended"))]

@@ -1,8 +1,5 @@
 """The two authentication schemes of the API (interface §2): a bearer API key, or the
-`__session` cookie with Django's CSRF check on unsafe methods. A refusal is 401 and says
-what the caller can fix, never which check a key failed: no credentials, a header not of
-the form `Bearer <key>`, a key not accepted (malformed, forged, unknown, expired and revoked
-alike), a session that ended."""
+`__session` cookie with Django's CSRF check; a refusal says what to fix, not which check failed."""
 
 import jwt
 from django.conf import settings

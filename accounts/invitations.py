@@ -1,13 +1,5 @@
-"""The links an admin sends to someone they added (the app sends no mail; the admin knows
-the channel their colleague reads):
-
-- an invitation link (`/accounts/welcome/<token>/`) for a new account, whose holder chooses
-  its first password;
-- a join link (`/accounts/join/<token>/`) for an account that existed already, whose owner
-  accepts the pending membership while logged in to that account.
-
-Both are signed, name the membership and when the link was made (`invited_at`: a new link
-ends the earlier ones), and work for PASSWORD_RESET_TIMEOUT (3 days)."""
+"""The links an admin passes to someone they added (no mail is sent): an invitation link for a
+new account's first password, a join link for an existing account to accept its membership."""
 
 from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
@@ -87,14 +79,10 @@ def _link_holds(token: str, salt: str, refusal, *, lock: bool) -> Membership | N
 
 
 def _invite_refusal(membership: Membership) -> str | None:
-    """Why no invitation link may set this member's password, or None. The link's holder
-    chooses the password of the whole account, so the account must belong to this
-    organization alone: otherwise an admin of one organization could take over a person's
-    access to another (an operator sets such a password: `create_member --password`).
-    Pending memberships elsewhere do not count: they grant nothing until their join link,
-    which the other organization sent to the person, is opened while logged in. A pending
-    membership here gets a join link, never this one: its account existed before this
-    organization added it."""
+    """Why no invitation link may set this member's password, or None."""
+    # The link sets the whole account's password, so the account must belong to this
+    # organization alone, else one organization's admin could take over access to another
+    # (an operator sets such a password). Pending memberships elsewhere grant nothing: not counted.
     user = membership.user
     if membership.is_pending:
         return (
@@ -119,16 +107,13 @@ def _invite_refusal(membership: Membership) -> str | None:
 
 
 def invite_path(*, actor, membership_id) -> tuple[Membership, str]:
-    """An admin's link for a member of the organization who has no password yet: the path
-    of the page where they choose one, sent by the admin. A new link ends the earlier
-    ones."""
+    """The path where a member without a password chooses one; a new link ends the earlier ones."""
     return _new_link(actor, membership_id, _invite_refusal, INVITE_SALT, "/accounts/welcome/")
 
 
 def invited_membership(*, token: str, lock: bool = False) -> Membership | None:
-    """The membership an invitation link names while the link holds: signed by us, at most
-    PASSWORD_RESET_TIMEOUT old (3 days), the latest made for it, its account still without
-    a password and still of this organization alone."""
+    """The membership an invitation link names while it holds: ours, at most
+    PASSWORD_RESET_TIMEOUT old, the latest; its account passwordless, this organization's only."""
     return _link_holds(token, INVITE_SALT, _invite_refusal, lock=lock)
 
 
@@ -165,24 +150,21 @@ def _join_refusal(membership: Membership) -> str | None:
 
 
 def join_path(*, actor, membership_id) -> tuple[Membership, str]:
-    """An admin's link for someone whose account existed when they were added: the path of
-    the page where, logged in to that account, they accept. A new link ends the earlier
-    ones."""
+    """The path where the owner of an account that existed when added accepts, logged in; a new
+    link ends the earlier ones."""
     return _new_link(actor, membership_id, _join_refusal, JOIN_SALT, "/accounts/join/")
 
 
 def joining_membership(*, token: str, lock: bool = False) -> Membership | None:
-    """The pending membership a join link names while the link holds: signed by us, at most
-    PASSWORD_RESET_TIMEOUT old, the latest made for it, still pending (not withdrawn, not
-    joined) and of an active account."""
+    """The pending membership a join link names while it holds: ours, at most
+    PASSWORD_RESET_TIMEOUT old, the latest, still pending and of an active account."""
     return _link_holds(token, JOIN_SALT, _join_refusal, lock=lock)
 
 
 @transaction.atomic
 def membership_join(*, token: str, user_id: int) -> Membership:
-    """The logged-in owner of the account accepts: the membership is theirs from now on. The
-    link's holder must be that account's owner: holding the link alone is not enough, nor is
-    owning the account (its address was never verified)."""
+    """The logged-in owner accepts: holding the link alone is not enough, nor is owning the
+    account (its address was never verified)."""
     membership = joining_membership(token=token, lock=True)
     if membership is None:
         raise NotFound(JOIN_LINK_GONE)
@@ -195,9 +177,8 @@ def membership_join(*, token: str, user_id: int) -> Membership:
 
 
 def join_login_proof(*, membership: Membership) -> str:
-    """For someone whose account is in no organization yet (so log-in has no session to
-    give them): that they just gave its password, for this membership, so the join page
-    may take them without a session. Short-lived; the join link is checked again too."""
+    """A short-lived proof that someone in no organization just gave this account's password, so
+    the join page may take them without a session."""
     return signing.dumps({"u": membership.user_id, "m": membership.pk}, salt=JOIN_LOGIN_SALT)
 
 

@@ -29,10 +29,8 @@ def set_session_cookie(response, token: str) -> None:
 
 
 def begin_session(request, response, membership) -> None:
-    """Log in to `membership` (log-in, sign-up, switch, invitation, join): a new session
-    cookie, and a new CSRF token, so a token planted in the browser before the log-in
-    (session fixation of the CSRF cookie) is worth nothing after it, as Django's login()
-    does."""
+    """Log in to `membership`: a new session cookie and CSRF token, as Django's login() does."""
+    # the new CSRF token: one planted before the log-in (CSRF cookie fixation) is worth nothing
     rotate_token(request)
     set_session_cookie(response, session_start(membership=membership))
 
@@ -86,11 +84,11 @@ class SessionTokenMiddleware:
 
 
 class PagesNotStoredMiddleware:
-    """The web pages are not kept by the browser (`Cache-Control: no-store`) unless a view
-    says otherwise: a page shows one member's data, and a kept redirect outlives the session
-    it was made for (after logging out, Back to `/accounts/login/?next=…` replayed the old
-    302 to the project, which now sent back to the login: a redirect loop). The API (its
-    own caching rules), static files and permanent redirects are left alone."""
+    """Pages are `Cache-Control: no-store` unless a view says otherwise (the API, static files and
+    permanent redirects are left alone)."""
+
+    # a page shows one member's data, and a kept redirect outlives its session (Back after
+    # logging out replayed a 302 into a log-in loop)
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -116,12 +114,11 @@ _NOT_PAGE_WRITES = ("/v1/", "/admin/", "/accounts/", "/settings/account/", "/web
 
 
 class PageWritesRateLimitMiddleware:
-    """A member's posts through the pages (a form saved, a project made, a member added)
-    count against the same RATE_LIMIT_WRITE budget as their writes through the API: the
-    pages were a way around it (140 services made in 2 s, where the API refused past 120),
-    and the Members form answered, without limit, whether an address has an account. Over
-    it: 429 with Retry-After, a page saying how long to wait to a browser, RateLimitError
-    to a script (interface §11). Runs after the CSRF check: a refused forgery counts nothing."""
+    """A member's posts through the pages count against their RATE_LIMIT_WRITE budget, as API
+    writes do (interface §11); runs after the CSRF check, so a refused forgery counts nothing."""
+
+    # without it the pages were a way around the limit, and the Members form an unlimited
+    # oracle of which addresses have accounts
 
     def __init__(self, get_response):
         self.get_response = get_response

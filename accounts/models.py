@@ -60,9 +60,8 @@ class MembershipQuerySet(models.QuerySet):
         return self.filter(accepted_at__isnull=False)
 
     def joined(self) -> "MembershipQuerySet":
-        """Memberships of someone who is in: accepted, by an active account that has a
-        password. One added by address is accepted at once, but its owner is not in until
-        they choose a password through the invitation link (they may never come)."""
+        """Memberships of someone who is in: accepted, of an active account that has a password
+        (one added by address is not in until its owner chooses one)."""
         return (
             self.accepted()
             .filter(user__is_active=True)
@@ -79,9 +78,8 @@ class MembershipQuerySet(models.QuerySet):
 
 
 class Membership(models.Model):
-    """A user's place in an organization. One added by an admin for an account that already
-    existed is pending (`accepted_at` None) until its owner opens the join link while logged
-    in and accepts: until then it grants nothing (no log-in, switch, session, admin rights)."""
+    """A user's place in an organization. One added for an existing account is pending
+    (`accepted_at` None) and grants nothing until its owner accepts the join link, logged in."""
 
     ROLE_ADMIN = "admin"
     ROLE_MEMBER = "member"

@@ -1,7 +1,5 @@
-"""A password's upper bound, held wherever one is chosen (AUTH_PASSWORD_VALIDATORS): the
-log-in form takes at most PASSWORD_MAX_LENGTH characters, so a longer one set through an
-invitation or a change could never be used, and with no reset page its account was locked
-out for good."""
+"""A password's upper bound wherever one is chosen (AUTH_PASSWORD_VALIDATORS): the log-in
+form takes at most PASSWORD_MAX_LENGTH, so a longer one could never be used."""
 
 from django.core.exceptions import ValidationError
 

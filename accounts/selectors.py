@@ -71,9 +71,8 @@ def api_key_actor_from_row(*, token: ApiKeyToken, row: list | None) -> Actor:
 
 
 def api_key_actor(*, token: str) -> Actor:
-    """The actor of a bearer key, or InvalidToken: bad signature, wrong kind, expired,
-    revoked, deleted, or of another organization than it claims. One hand-written query
-    (archsvc/hotpath.py): every API request makes it."""
+    """The actor of a bearer key, or InvalidToken (bad signature, wrong kind, expired, revoked,
+    deleted, another organization's); one hand-written query (archsvc/hotpath.py)."""
     verified = api_key_token(token=token)
     row = reconnecting(lambda: fetch_row(_API_KEY_SQL, [verified.key_id], API_KEY_ROW))
     return api_key_actor_from_row(token=verified, row=row)
@@ -112,18 +111,15 @@ def session_actor(*, session: AuthSession) -> Actor:
 
 
 def session_needs_touch(*, session: AuthSession) -> bool:
-    """Whether this request slides the session's expiry (session_touch): once the last
-    touch is SESSION_TOUCH_SECONDS old, or half of SESSION_IDLE_SECONDS if that is sooner,
-    so that a request at least every SESSION_IDLE_SECONDS / 2 keeps any session alive (at a
-    fixed 60 s, a 30 s kiosk session was never slid and ended while in use)."""
+    """Whether this request slides the session's expiry: once the last touch is
+    min(SESSION_TOUCH_SECONDS, SESSION_IDLE_SECONDS / 2) old, so any activity keeps a session."""
     age = (timezone.now() - session.last_seen_at).total_seconds()
     return age >= min(settings.SESSION_TOUCH_SECONDS, settings.SESSION_IDLE_SECONDS / 2)
 
 
 def user_memberships(*, user_id: int) -> QuerySet[Membership]:
-    """The memberships a user has joined, oldest first (the first is where a log-in starts):
-    the organizations they may log in to, switch to and see listed. Pending ones, waiting
-    for their join link, grant nothing and are left out."""
+    """The memberships a user has joined, oldest first (a log-in starts in the first); pending ones
+    grant nothing and are left out."""
     return Membership.objects.accepted().filter(user_id=user_id).select_related("organization")
 
 

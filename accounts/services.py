@@ -42,10 +42,8 @@ def _held_by_no_organization(user: User) -> bool:
 
 
 def _organizationless_owner(user: User, password: str) -> bool:
-    """Whether a sign-up with a taken address is its owner's, back after being removed from
-    the last organization they were in: an active account that no organization holds, and
-    its own password. They start an organization of their own with it (the log-in has no
-    organization to take them to; a new account under the address cannot be made)."""
+    """Whether a sign-up with a taken address is its owner's, back after leaving their last
+    organization: an active account no organization holds, with its own password."""
     return (
         user.is_active
         and user.has_usable_password()
@@ -56,9 +54,8 @@ def _organizationless_owner(user: User, password: str) -> bool:
 
 @transaction.atomic
 def user_signup(*, email: str, password: str, organization_name: str) -> Membership:
-    """Sign-up (interface §2): the user, a new organization, and an admin membership. An
-    account in no organization (removed from its last one) signs up again with its own
-    password: the new organization is added to it."""
+    """Sign-up (interface §2): the user, a new organization and an admin membership; an account
+    in no organization signs up again with its own password."""
     email = User.objects.normalize_email(email).strip().lower()
     user = User.objects.filter(email=email).first()
     if user is not None:
@@ -82,9 +79,8 @@ def user_signup(*, email: str, password: str, organization_name: str) -> Members
 def member_create(
     *, email: str, org_slug: str, role: str = Membership.ROLE_MEMBER, password: str | None = None
 ) -> Membership:
-    """For operators: make the organization and the user when missing, then the membership
-    (its role is set to `role` when it exists already, and a pending one is accepted: the
-    operator's word stands for the person's)."""
+    """For operators: the organization and the user when missing, then the membership (its role
+    set, a pending one accepted: the operator's word stands for the person's)."""
     if role not in dict(Membership.ROLES):
         raise BadRequest(f"role must be one of: {', '.join(dict(Membership.ROLES))}")
     organization, _ = Organization.objects.get_or_create(
@@ -203,9 +199,8 @@ def api_key_create(
 
 
 def api_key_revoke_one(*, organization: Organization, key_id) -> ApiKey | None:
-    """Revoke one key of the organization, by its id (active or expired), and return it as
-    it was; None when there is no such unrevoked key. By its name, a new key given an
-    expired one's name meanwhile would have been revoked in its stead."""
+    """Revoke one of the organization's unrevoked keys by id (by name, a new key given an expired
+    one's name would be revoked instead); None when there is none."""
     key = ApiKey.objects.filter(
         organization=organization, revoked_at__isnull=True, pk=key_id
     ).first()
@@ -278,24 +273,19 @@ def is_needed_admin(membership: Membership) -> bool:
 
 
 def _unclaimed(user: User) -> bool:
-    """An account an admin added by address that its owner never came to (no password),
-    and that no organization holds now (removed before they joined): added again, it is
-    a new account's case, a member at once with an invitation link to choose a password.
-    As a pending membership its join link asked for a log-in no one could pass. One that
-    another organization holds keeps the join link: an invitation link sets the password
-    of the whole account (`invitations._invite_refusal`)."""
+    """An account added by address that its owner never claimed and no organization holds: added
+    again, it is a new account's case (a member at once, with an invitation link)."""
+    # One another organization holds keeps the join link: an invitation link sets the password
+    # of the whole account (`invitations._invite_refusal`).
     return user.is_active and not user.has_usable_password() and _held_by_no_organization(user)
 
 
 @transaction.atomic
 def membership_add(*, actor, email: str, role: str = Membership.ROLE_MEMBER) -> Membership:
-    """An admin adds someone by e-mail. A user who does not exist yet is created without a
-    usable password, and is a member at once: they choose a password through an invitation
-    link (`invite_path`). An account that exists already gets a pending membership, which
-    grants nothing until its owner accepts it through a join link (`join_path`): anyone can
-    hold an account under any address (addresses are not verified), so finding one proves
-    nothing about who reads the admin's messages to that address. An account no one ever
-    claimed and no organization holds is added as a new one (`_unclaimed`)."""
+    """An admin adds someone by e-mail: a new account is a member at once and chooses a
+    password by invitation link; an existing one gets a pending membership until its join link."""
+    # Addresses are not verified: finding an account under one proves nothing about who reads
+    # the admin's messages there, so its owner must accept while logged in.
     admin_required(actor)
     _role_checked(role)
     email = User.objects.normalize_email((email or "").strip()).lower()
@@ -366,9 +356,8 @@ def membership_set_role(*, actor, membership_id, role: str) -> Membership:
 
 @transaction.atomic
 def membership_remove(*, actor, membership_id) -> Membership:
-    """An admin removes a member of the organization (their sessions go with the row, so
-    they are logged out at once), or withdraws a pending one (its join link stops working);
-    the last admin who has joined cannot be removed."""
+    """An admin removes a member (their sessions go with the row) or withdraws a pending one; the
+    last joined admin cannot be removed."""
     admin_required(actor)
     membership = _membership_of_org(actor, membership_id)
     if is_needed_admin(membership):
@@ -383,9 +372,8 @@ WRONG_PASSWORD = "That is not your current password."
 
 
 def password_change(*, user: User, current: str, new: str, keep_session_id=None) -> int:
-    """A member changes their password: the current one first, the password rules for the
-    new one. Every other session of theirs ends (a password is changed because it may be
-    known to someone else); the one they are using stays. The number of sessions ended."""
+    """A member changes their password (current one first); their other sessions end, this one
+    stays. Returns how many ended."""
     if not user.check_password(current):
         raise BadRequest(WRONG_PASSWORD)
     validate_password(new, user)

@@ -13,10 +13,8 @@ from billing.services import ai_credits_current
 
 @admin.register(Subscription)
 class SubscriptionAdmin(ReadOnlyAdmin):
-    """What the billing provider said, read-only: a plan changed here would skip the rules
-    that go with it (credits topped up to the new plan, `updated_at`, which event is the
-    newest). Operators change a subscription with `manage.py set_subscription`, or in the
-    local provider's portal: the page says so (`how_to_change`)."""
+    """What the billing provider said, read-only: operators change a subscription with
+    `set_subscription` or the local portal (`how_to_change`), which keep its rules."""
 
     readonly_fields = ["how_to_change"]
 
@@ -70,9 +68,8 @@ class AiCreditsForm(forms.ModelForm):
 
 @admin.register(AiCredits)
 class AiCreditsAdmin(SupportAdmin):
-    """An operator may give an organization more credits this month (never below zero: a
-    database constraint); the row itself is the app's. Credits are added, not set: a number
-    typed over `remaining` would give back whatever members spent while the page was open."""
+    """An operator adds credits for this month (never below zero); adding, not setting, so what
+    members spent meanwhile is not given back."""
 
     form = AiCreditsForm
     list_display = ["organization", "remaining", "resets_at"]
@@ -82,9 +79,7 @@ class AiCreditsAdmin(SupportAdmin):
     fields = ["organization", "remaining", "resets_at", "add"]
 
     def get_object(self, request, object_id, from_field=None):
-        """The balance as the app reads it: refilled once its date has passed (the row is
-        refilled at its first read after `resets_at`, so a stale one showed a past date and
-        the month's old balance)."""
+        """The balance as the app reads it: refilled once its reset date has passed."""
         obj = super().get_object(request, object_id, from_field)
         return ai_credits_current(organization=obj.organization) if obj is not None else None
 

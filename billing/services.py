@@ -91,11 +91,10 @@ def ai_credits_spend(*, organization: Organization, amount: int = 1) -> int:
 
 
 def credits_follow_plan(organization: Organization, new_plan: str, share: float = 1.0) -> None:
-    """An upgrade adds at once what the new plan's monthly amount is past what this month
-    has given (free -> team: +950); a downgrade keeps the balance until the next refill.
-    What was given is remembered (`granted`), so nothing is given twice in a month: pausing
-    and resuming had refilled what was spent, and a balance carried over from a bigger plan
-    was cut to the new plan's amount by subscribing to it (10,000 -> 1,000)."""
+    """An upgrade adds at once the new plan's monthly amount past what this month gave; a
+    downgrade keeps the balance until the next refill."""
+    # what was given is remembered (`granted`): nothing is given twice in a month, and a
+    # balance carried from a bigger plan is not cut
     amount = plan_limits(plan=new_plan)["ai_credits"]
     if share >= 1:
         added = amount - F("granted")
@@ -215,10 +214,8 @@ def _provider_answer_saved(subscription: Subscription, fields: dict) -> Subscrip
 
 
 def plan_change_refusal(subscription: Subscription) -> str | None:
-    """Why the subscription's plan cannot be changed here now, if it cannot: the provider
-    refuses a change while a payment is overdue (Paddle's 409
-    subscription_outstanding_transaction), and one an operator gave by hand is not the
-    provider's to change."""
+    """Why the plan cannot be changed here now, or None: a payment overdue (the provider refuses),
+    or a subscription an operator gave by hand."""
     if subscription.status == Subscription.STATUS_PAST_DUE:
         return (
             "The last payment did not go through: update the payment method in the billing "
@@ -244,9 +241,8 @@ def _month_left(actor: Actor) -> float:
 
 
 def subscription_change_plan(*, actor: Actor, plan: str) -> Subscription:
-    """Move the organization's subscription to another plan, at the provider (the
-    difference charged at once, prorated) and here; credits follow as an upgrade's do. The
-    billing page's own (the API has no such endpoint): Paddle's portal changes no plan."""
+    """Move the subscription to another plan at the provider (prorated at once) and here; credits
+    follow. The billing page's own: Paddle's portal changes no plan."""
     subscription = subscription_for_billing(actor)
     if plan not in dict(Subscription.PLANS):
         raise BadRequest(f"The plan must be one of {', '.join(dict(Subscription.PLANS))}.")

@@ -1,7 +1,5 @@
-"""The webhook signature of the payment provider (Paddle Billing's scheme): the header
-`Paddle-Signature: ts=<unix seconds>;h1=<hex>[;h1=<hex>...]`, each h1 an HMAC-SHA256 of
-`<ts>:<raw body>` with a secret. Several h1 (the provider rotating its secret) and several
-secrets of ours (us rotating) are accepted. Compared in constant time, within a window."""
+"""The provider's webhook signature (Paddle's scheme): `ts=<unix>;h1=<hex>...`, an HMAC-SHA256
+of `<ts>:<raw body>`, several h1 and several secrets accepted, compared in constant time."""
 
 import hashlib
 import hmac

@@ -98,12 +98,8 @@ def billing_webhook(request):
 
 @require_http_methods(["GET", "POST"])
 def local_portal(request, token: str):
-    """The local provider's customer portal: a signed link, valid for an hour, shows the
-    organization's subscription and lets its holder change plan and cycle.
-
-    Without a subscription, or after a cancellation, it is the checkout: the status offered
-    is active (a new subscription), not the canceled one. A save answers with a redirect to
-    the same link, so Back or a reload does not send the form again."""
+    """The local provider's customer portal behind a signed one-hour link: plan and cycle (the
+    checkout when there is no live subscription); a save redirects to the link."""
     if settings.BILLING_PROVIDER != "local":
         # a link minted while this server ran the local provider (or by a server of the
         # fleet that still does) would give plans away beside the real provider's checkout

@@ -102,11 +102,8 @@ def _newer_event_known(organization, subscription_id: str, occurred_at, event) -
 def _subscription_event(
     organization, subscription, entity, status, event_type, event_id, occurred_at
 ) -> str:
-    """Apply a subscription's event to the organization, or not (docs/billing.md, "several
-    subscriptions"): the outcome. An organization has one subscription in force; an event
-    of another of the provider's subscriptions of it (an old one's late event, a second
-    checkout) cannot end or pause that one, and takes over only as a new checkout or once
-    the one in force has ended. When the one in force ends, another still live takes over."""
+    """Apply a subscription's event to the organization, or not; returns the outcome. Only the
+    subscription in force changes it (docs/billing.md, "several subscriptions")."""
     event_subscription = str(entity.get("id") or "")
     # (one an operator set, `set_subscription`, is no provider's: an event replaces it)
     in_force = (
@@ -197,9 +194,8 @@ def _subscription_event(
 
 
 def _live_subscriptions_besides(organization, subscription_id: str):
-    """The latest event of each of the organization's other subscriptions whose latest event
-    says it is live, newest first (events received and not applied are kept, with their
-    organization)."""
+    """The latest event of each other subscription of the organization that says it is live,
+    newest first."""
     seen = set()
     events = (
         WebhookEvent.objects.filter(organization=organization, event_type__in=SUBSCRIPTION_EVENTS)
@@ -218,9 +214,8 @@ def _live_subscriptions_besides(organization, subscription_id: str):
 
 
 def _subscription_write(organization, subscription, entity: dict, occurred_at) -> None:
-    """The organization's subscription as `entity` (a Paddle subscription) says it is.
-    `subscription`: the row it updates when it is the same subscription (its customer is
-    kept when the event has none), else None."""
+    """The organization's subscription as `entity` (Paddle's) says; `subscription` is the row
+    when it is the same one (its customer kept when the event has none)."""
     plan = _plan_from(entity, subscription)
     if plan is None:
         raise WebhookRejected(422, "The event's plan is unknown.")
@@ -245,9 +240,8 @@ def _subscription_write(organization, subscription, entity: dict, occurred_at) -
 
 
 def _check_event_times(entity: dict) -> None:
-    """The period's end and the next bill, when the event has them, are date-times with an
-    offset (a garbled one had emptied the stored dates; one without an offset was stored as
-    local time): 400 otherwise, nothing changed."""
+    """The period's end and the next bill, when present, are date-times with an offset: 400
+    otherwise, nothing changed."""
     period = entity.get("current_billing_period")
     named = [("data.current_billing_period.ends_at", (period or {}).get("ends_at"))]
     if "next_billed_at" in entity:
@@ -298,11 +292,10 @@ def _organization_named(entity: dict) -> Organization | None:
 
 
 def _plan_from(entity: dict, current: Subscription | None) -> str | None:
-    """The plan an event's subscription pays for: its item's price, when it is one of the
-    plans' (`PADDLE_PRICE_<PLAN>_<CYCLE>`). A live subscription at a price that is not one of
-    them (a discount, a tier no variable names) is refused: the plan it had, or the one its
-    custom data says, is not what it pays for. With no price configured at all, or an event
-    that carries no price, `custom_data.plan` (a checkout may set it), else the plan it had."""
+    """The plan an event's subscription pays for: its item's price among the plans'
+    (`PADDLE_PRICE_<PLAN>_<CYCLE>`), else `custom_data.plan`, else the plan it had."""
+    # a live subscription at a price we do not sell is refused rather than given a plan it does
+    # not pay for
     from django.conf import settings
 
     prices = {price: key.split(":")[0] for key, price in settings.PADDLE_PRICES.items() if price}
@@ -332,9 +325,8 @@ def _plan_from(entity: dict, current: Subscription | None) -> str | None:
 
 @transaction.atomic
 def webhook_apply(payload: dict) -> str:
-    """Apply one provider event, once (its id is recorded in the same transaction as its
-    effect) and only if it is newer than the last applied (`occurred_at`). Returns the
-    outcome: applied, stale or ignored."""
+    """Apply one provider event once (its id recorded with its effect) and only if newer than the
+    last applied; returns applied, stale or ignored."""
     if not isinstance(payload, dict):
         raise WebhookRejected(400, "The event must be a JSON object.")
     event_id, event_type = payload.get("event_id"), payload.get("event_type")

@@ -50,9 +50,8 @@ _cache_down = Every(
 
 
 def rate_limit_hit(request: HttpRequest, *, group: str, key: str, rate: str) -> int | None:
-    """Count one request against `rate` for (group, key). Returns None when allowed, or the
-    seconds until the window frees when over the limit. When the cache is unreachable the
-    request is let through (fail open, docs/decisions.md): availability over strictness."""
+    """Count one request against `rate` for (group, key): None when allowed, else the seconds
+    until the window frees. An unreachable cache lets it through (fail open)."""
     if not settings.RATE_LIMIT_ENABLED:
         return None
     try:
@@ -81,9 +80,8 @@ def rate_limit_hit(request: HttpRequest, *, group: str, key: str, rate: str) -> 
 
 
 def login_rate_limit_hit(request: HttpRequest) -> int | None:
-    """Count a log-in attempt against its client IP's RATE_LIMIT_LOGIN budget, shared by the
-    app's log-in and sign-up (accounts/views.py) and Django admin's log-in (archsvc/urls.py):
-    guessing passwords costs the same wherever it is tried. The seconds to wait, or None."""
+    """Count a log-in attempt against its IP's RATE_LIMIT_LOGIN budget, one for the app's log-in,
+    sign-up and Django admin's log-in; the seconds to wait, or None."""
     return rate_limit_hit(
         request, group="login", key=f"ip:{client_ip(request)}", rate=settings.RATE_LIMIT_LOGIN
     )
@@ -124,22 +122,17 @@ class ActorRateThrottle(BaseThrottle):
 
 
 def refused_rate_limit_hit(request, view) -> int | None:
-    """Count a request refused as unauthenticated against its client IP's budget (DRF
-    authenticates before it throttles, so such requests never reach the throttle). Without
-    this, guessing tokens or replaying a revoked key would be free of any limit. Returns the
-    seconds to wait when over the limit, else None."""
+    """Count a request refused as unauthenticated against its IP (DRF authenticates before it
+    throttles): guessing tokens is not free. The seconds to wait, or None."""
     group, rate = _budget(request, view)
     return rate_limit_hit(request, group=group, key=f"ip:{client_ip(request)}", rate=rate)
 
 
 class RateLimitHeadersMiddleware:
-    """Every response to a request counted against a budget says where that budget stands,
-    in the IETF draft's fields (draft-ietf-httpapi-ratelimit-headers, the -06 form that
-    clients know): `RateLimit-Limit` requests a window, `RateLimit-Remaining` in this one,
-    `RateLimit-Reset` seconds until it frees, and `RateLimit-Policy` (`600;w=60`). Reads,
-    writes and the assistant have their own budgets; the fields describe the budget this
-    request counted against. A 429 says Remaining 0, and Reset equals its Retry-After, the
-    429 of a spent render budget too (errors._render_budget_spent)."""
+    """Says where the counted budget stands: `RateLimit-Limit`, `-Remaining`, `-Reset` and
+    `-Policy` (`600;w=60`), the IETF draft's -06 fields."""
+
+    # a 429 says Remaining 0 and Reset equal to its Retry-After, a spent render budget's too
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -28,10 +28,8 @@ class SubscriptionSerializer(serializers.Serializer):
 
 @extend_schema_field({"type": "string", "enum": ["monthly", "annual"]})
 class CycleField(StrictCharField):
-    """billingCycle as sent: a string other than monthly or annual, blank, 41 characters or
-    " monthly" among them, is `invalid_billing_cycle` (interface §5), never trimmed into a
-    cycle nor refused as validation_failed; not a string (12, null, a list) is the body's
-    type error, validation_failed, as for every field."""
+    """billingCycle as sent: any string but monthly or annual is `invalid_billing_cycle`
+    (interface §5), never trimmed; not a string is validation_failed, as for every field."""
 
     def __init__(self, **kwargs):
         super().__init__(trim_whitespace=False, allow_blank=True, **kwargs)

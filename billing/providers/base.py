@@ -24,6 +24,5 @@ class BillingProvider(Protocol):
         (`billing_cycle`, and `current_period_end` / `next_billed_at` when it says)."""
 
     def change_plan(self, subscription: Subscription, plan: str) -> dict:
-        """Move the subscription to another plan, billed in its cycle (the difference
-        charged at once, prorated); its fields as the provider now has them (`plan`, and
-        the period and next bill when it says)."""
+        """Move the subscription to another plan in its cycle (prorated at once); its fields as the
+        provider now has them."""

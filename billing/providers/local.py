@@ -46,9 +46,8 @@ class LocalProvider:
         return {"plan": plan}
 
     def switch_cycle(self, subscription: Subscription, cycle: str) -> dict:
-        """As Paddle does with prorated_immediately: the new cycle's period starts now. A
-        paused subscription (Paddle takes only do_not_bill for one) keeps its period: the
-        new cycle is billed from when it resumes."""
+        """As Paddle's prorated_immediately: the new cycle starts now; a paused subscription
+        keeps its period, billed from when it resumes."""
         if subscription.status == Subscription.STATUS_PAUSED:
             return {"billing_cycle": cycle}
         period_end = period_end_from(timezone.now(), cycle)

@@ -1,6 +1,5 @@
-"""Paddle Billing over its REST API (https, bearer API key). Its subscription statuses are
-the spec's. A billing cycle is changed by moving the subscription to the plan's price for
-that cycle (PADDLE_PRICE_<PLAN>_<CYCLE>)."""
+"""Paddle Billing over its REST API; a cycle is changed by moving the subscription to the
+plan's price for it (PADDLE_PRICE_<PLAN>_<CYCLE>)."""
 
 import json
 import logging
