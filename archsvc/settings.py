@@ -311,7 +311,7 @@ RENDER_LOCK_WAIT_SECONDS = env_float("RENDER_LOCK_WAIT_SECONDS", 20.0)
 RENDER_BUDGET_SECONDS = env_float("RENDER_BUDGET_SECONDS", 60.0)
 # A shared page or embed inlines its graph up to this size; a bigger one (a few thousand
 # services) is fetched by the page from the cached SVG, instead of being compressed anew
-# inside the page on every anonymous view (diagrams/views.py, _page).
+# inside the page on every anonymous view (diagrams/share_views.py, _page).
 SHARE_INLINE_SVG_BYTES = env_int("SHARE_INLINE_SVG_BYTES", 1_000_000)
 RENDER_LOCK_SECONDS = env_int("RENDER_LOCK_SECONDS", 25)
 # How long an Idempotency-Key of a project's create or duplicate is remembered (its
