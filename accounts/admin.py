@@ -8,10 +8,12 @@ import uuid
 
 import jwt
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.contrib.auth.forms import AdminPasswordChangeForm, AdminUserCreationForm, UserChangeForm
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.db.models import Count, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.forms.models import BaseInlineFormSet
@@ -253,12 +255,9 @@ class PlanFilter(admin.SimpleListFilter):
     parameter_name = "plan"
 
     def lookups(self, request, model_admin):
-        from django.conf import settings
-
         return [(plan, plan) for plan in settings.PLANS]
 
     def queryset(self, request, queryset):
-
         if self.value() is None:
             return queryset
         paid = Q(subscription__status__in=PAID_STATUSES)
@@ -295,7 +294,6 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
         )
 
     def get_queryset(self, request):
-
         return (
             super()
             .get_queryset(request)
@@ -309,7 +307,6 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
 
     @admin.display(description="plan")
     def plan(self, obj):
-
         try:
             subscription = obj.subscription
         except Organization.subscription.RelatedObjectDoesNotExist:
@@ -374,7 +371,6 @@ class OrganizationAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     def delete_refusal(self, obj) -> str | None:
         """Not while it holds projects or a subscription not canceled (the provider would not be
         told; a paused one may resume and its events must find it)."""
-
         projects = Project.objects.filter(organization=obj).count()
         if projects:
             return (
@@ -498,13 +494,18 @@ class UserAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdminMixin, Base
     def user_change_password(self, request, id, form_url=""):
         """A password set by an operator ends the user's sessions in the app, as their own
         password change ends their other ones: the old password may be known to someone."""
-        response = super().user_change_password(request, id, form_url)
-        if request.method == "POST" and response.status_code == 302:
-            ended = AuthSession.objects.filter(
-                membership__user_id=id, ended_at__isnull=True
-            ).update(ended_at=timezone.now())
-            if ended:
-                messages.info(request, f"{ended} session(s) of this user in the app were ended.")
+        # one transaction, as Django's change pages: the last-admin rule's row locks
+        # (UserPasswordForm) hold until the password is saved
+        with transaction.atomic():
+            response = super().user_change_password(request, id, form_url)
+            if request.method == "POST" and response.status_code == 302:
+                ended = AuthSession.objects.filter(
+                    membership__user_id=id, ended_at__isnull=True
+                ).update(ended_at=timezone.now())
+                if ended:
+                    messages.info(
+                        request, f"{ended} session(s) of this user in the app were ended."
+                    )
         return response
 
 
@@ -660,7 +661,6 @@ class ApiKeyAdmin(ExplainedDeleteMixin, NoBulkDeleteMixin, SupportAdmin):
     def share_links(self, obj):
         """A leaked key's links stay open when it is revoked (they are the projects'): here is
         what it shared, to delete what should not stay public."""
-
         count = PublicShareToken.objects.filter(
             project__organization=obj.organization_id,
             created_by_type=API_KEY,

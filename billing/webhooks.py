@@ -4,6 +4,7 @@ names (the state machine is in docs/billing.md)."""
 import logging
 from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -296,8 +297,6 @@ def _plan_from(entity: dict, current: Subscription | None) -> str | None:
     (`PADDLE_PRICE_<PLAN>_<CYCLE>`), else `custom_data.plan`, else the plan it had."""
     # a live subscription at a price we do not sell is refused rather than given a plan it does
     # not pay for
-    from django.conf import settings
-
     prices = {price: key.split(":")[0] for key, price in settings.PADDLE_PRICES.items() if price}
     items = entity.get("items")
     if items is not None and (
@@ -373,7 +372,7 @@ def webhook_apply(payload: dict) -> str:
         if not isinstance(status, str) or status not in dict(Subscription.STATUSES):
             raise WebhookRejected(400, "data.status is not a subscription status.")
         # every subscription event's dates, applied or put aside: one put aside may be the
-        # one that takes over later (_live_subscription_besides)
+        # one that takes over later (_live_subscriptions_besides)
         _check_event_times(entity)
         event_subscription = str(entity.get("id") or "")
         # the event's own subscription first: an event no newer than one of the same
