@@ -145,8 +145,12 @@ def browser():
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """A test that drives Chromium (the `browser` fixture, at any depth) is a browser test,
-    marked or not: CI's SQLite pass leaves them out with `-m "not browser"` (.ci/run)."""
+    """A test that drives Chromium (the `browser` fixture above, at any depth) is a browser
+    test, marked or not: CI's SQLite pass leaves them out with `-m "not browser"` (.ci/run).
+    The name alone is not enough: test_projects_pages.py and test_editor_pages.py have a
+    `browser` of their own, a Django test client, and those tests are not browser tests."""
     for item in items:
-        if "browser" in getattr(item, "fixturenames", ()):
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.get("browser", ()) if info else ()
+        if defs and defs[-1].func.__module__ == __name__:  # the one this test gets
             item.add_marker(pytest.mark.browser)

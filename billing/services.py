@@ -261,10 +261,9 @@ def subscription_change_plan(*, actor: Actor, plan: str) -> Subscription:
         raise ServiceUnavailable(f"The plan was not changed, nothing changed: {error}") from error
     with transaction.atomic():
         locked = _provider_answer_saved(subscription, fields)
-        # billed prorated, so credited so: an upgrade gives the new plan's extra credits for
-        # the rest of the month only (a move up near its end, then down, had given a whole
-        # month of the bigger plan's credits for a few cents); the month's grant counts as
-        # given, so moving up again gives nothing more until the refill
+        # billed prorated, so credited so: else up near the month's end and back down buys a
+        # month of the bigger plan's credits for cents; the month's grant counts as given, so
+        # moving up again gives nothing more until the refill
         credits_follow_plan(actor.organization, plan_of(locked), share=_month_left(actor))
     logger.info(
         "plan changed: %s from %s to %s by %s (%s)",
