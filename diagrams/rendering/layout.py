@@ -9,9 +9,18 @@ import networkx as nx
 import numpy as np
 
 from diagrams.rendering.layering import layered_dag
-from diagrams.rendering.ordering import first_try, is_tangled, order_layers
-from diagrams.rendering.placement import NODE_GAP, straighten, vertical_centres
+from diagrams.rendering.ordering import first_try, order_layers
+from diagrams.rendering.placement import DUMMY_GAP, NODE_GAP, straighten, vertical_centres
 from diagrams.rendering.text import text_width, wrap_label
+from diagrams.rendering.wrapping import (
+    ROW_GAP,
+    channel,
+    choose_rows,
+    left_margin,
+    row_of_layers,
+    screen_score,
+    wrap_route,
+)
 
 FONT_SIZE = 12.0
 LINE_HEIGHT = 15.0
@@ -20,7 +29,10 @@ PAD_Y = 8.0
 MAX_TEXT_WIDTH = 180.0
 MAX_LINES = 3
 MIN_NODE_WIDTH = 56.0
-LAYER_GAP = 64.0  # between two columns
+LAYER_GAP = 64.0  # the most between two columns ...
+LAYER_GAP_MIN = 36.0  # ... and the least, for a gap few edges cross
+SECOND_LAYERING_LIMIT = 1500  # parts with more nodes try one cycle breaking, not two (time)
+DEFAULT_ASPECT = 16 / 9  # a screen's shape: what a drawing aims at unless asked otherwise
 COMPONENT_GAP = 48.0
 # Nodes + dummies of a part above which it is drawn simply. Crossing reduction's time and
 # memory grow with them and with how tangled the part is: domains-3000 (113,426) takes 3 s,
@@ -75,37 +87,29 @@ def node_size(label: str, node_type: str) -> tuple[float, float, tuple[str, ...]
     return float(width), float(height), tuple(lines)
 
 
-# --- 1. cycle breaking -----------------------------------------------------------------------
-
-
 # --- the whole pipeline ----------------------------------------------------------------------
 
 
 @dataclass
 class _Part:
-    """A laid-out component, in its own coordinates until `place` moves it onto the
-    canvas (every coordinate is rounded once, where it ends up)."""
+    """A laid-out component in its own coordinates, until `place` moves it onto the canvas
+    (every coordinate is rounded once, where it ends up)."""
 
     width: float
     height: float
     layers: int
     dummies: int
     ids: list[str]
-    left: list[float]  # per real node: its box's left side
+    left: list[float]  # per node: its box's left side
     top: list[float]  # ... and top
-    centre: list[float]  # per node and dummy: the height its edges run at
-    layer: list[int]
-    column_left: list[float]
-    column_right: list[float]
-    edges: list[tuple[str, str, str, bool, list[int]]]  # source, target, kind, flipped, chain
+    routes: list[tuple[str, str, str, list[tuple[float, float]]]]  # source, target, kind, points
     simplified: bool = False
 
     def place(
         self, dx: float, dy: float, sizes: dict[str, tuple[float, float, tuple[str, ...]]]
     ) -> tuple[list[NodeBox], list[EdgeRoute]]:
-        ids, layer = self.ids, self.layer
         boxes = []
-        for v, node in enumerate(ids):
+        for v, node in enumerate(self.ids):
             width, height, lines = sizes[node]
             boxes.append(
                 NodeBox(
@@ -117,55 +121,34 @@ class _Part:
                     lines,
                 )
             )
-        column_left = [round(x + dx, 1) for x in self.column_left]
-        column_right = [round(x + dx, 1) for x in self.column_right]
-        ys = [round(y + dy, 1) for y in self.centre]
-        routes = []
-        for source, target, kind, flipped, chain in self.edges:
-            start, end = boxes[chain[0]], boxes[chain[-1]]
-            # leaves from the right side, runs level through every column it crosses (at
-            # its dummy's height), enters at the left side. A level run is one segment:
-            # `level` says the last two points share their height, so the last one moves.
-            y = ys[chain[0]]
-            points = [(start.x + start.width, y)]
-            level = False
-            right = column_right[layer[chain[0]]]
-            if right > start.x + start.width:
-                points.append((right, y))
-                level = True
-            for d in chain[1:-1]:
-                column = layer[d]
-                left, right = column_left[column], column_right[column]
-                if ys[d] != y:
-                    y = ys[d]
-                    points.append((left, y))
-                    level = False
-                elif level:
-                    points[-1] = (left, y)
-                else:
-                    points.append((left, y))
-                    level = True
-                if right > left:
-                    if level:
-                        points[-1] = (right, y)
-                    else:
-                        points.append((right, y))
-                        level = True
-            left = column_left[layer[chain[-1]]]
-            for x in (left, end.x) if left < end.x else (end.x,):
-                if ys[chain[-1]] != y:
-                    y = ys[chain[-1]]
-                    points.append((x, y))
-                    level = False
-                elif level:
-                    points[-1] = (x, y)
-                else:
-                    points.append((x, y))
-                    level = True
-            if flipped:
-                points.reverse()
-            routes.append(EdgeRoute(source, target, kind, tuple(points)))
+        routes = [
+            EdgeRoute(
+                source,
+                target,
+                kind,
+                tuple((round(x + dx, 1), round(y + dy, 1)) for x, y in points),
+            )
+            for source, target, kind, points in self.routes
+        ]
         return boxes, routes
+
+
+def _simplified(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The polyline without repeated points and without the middle of three on one level or
+    one upright line."""
+    out: list[tuple[float, float]] = []
+    for point in points:
+        if out and point == out[-1]:
+            continue
+        if len(out) >= 2:
+            (x0, y0), (x1, y1) = out[-2], out[-1]
+            if (y0 == y1 == point[1] and (x1 - x0) * (point[0] - x1) >= 0) or (
+                x0 == x1 == point[0] and (y1 - y0) * (point[1] - y1) >= 0
+            ):
+                out[-1] = point
+                continue
+        out.append(point)
+    return out
 
 
 @dataclass
@@ -214,6 +197,8 @@ def _layout_component(
     edges: list[tuple[str, str, str]],
     sizes: dict[str, tuple[float, float, tuple[str, ...]]],
     services: set[str],
+    aspect: float,
+    extra: tuple[float, float],
 ) -> _Part:
     n = len(ids)
     index = {node: i for i, node in enumerate(ids)}
@@ -233,68 +218,155 @@ def _layout_component(
     ):
         return _layout_simple(ids, pairs, directed, layer, sizes)
     heights = [sizes[node][1] for node in ids]
-    layered = _with_dummies(n, directed, layer, heights)
-    first = first_try(layered.layer, layered.up, layered.down, real=n, edges=len(pairs))
-    if is_tangled(first, edges=len(pairs)):
-        # A tangled graph: its long edges make most crossings, so its layers are the ones
-        # with the fewest dummies (network simplex), from two cycle breakings (depth-first in
-        # id order, and from the services, the graph's actors); each is ordered with every
-        # try, and the one with fewer crossings wins.
-        services_first = sorted(range(n), key=lambda v: (ids[v] not in services, v))
-        chosen = None
-        for roots in (None, services_first):
-            candidate = layered_dag(n, succ, pred, plain, roots, least_dummies=True)
-            candidate_layered = _with_dummies(n, candidate[0], candidate[1], heights)
-            candidate_ordering = order_layers(
-                candidate_layered.layer,
-                candidate_layered.up,
-                candidate_layered.down,
-                edges=len(pairs),
-                real=n,
-                thorough=True,
-            )
-            crossings = candidate_ordering.crossings()
-            if chosen is None or crossings < chosen[0]:
-                chosen = (crossings, candidate[0], candidate_layered, candidate_ordering)
-        _, directed, layered, ordering = chosen
-    else:
-        ordering = order_layers(
-            layered.layer, layered.up, layered.down, edges=len(pairs), real=n, first=first
+    # the layers with the least total edge length (network simplex), from two cycle breakings
+    # (depth-first in id order, and from the services, the graph's actors): each is ordered
+    # and the one with fewer crossings wins
+    services_first = sorted(range(n), key=lambda v: (ids[v] not in services, v))
+    chosen = None
+    for roots in (None, services_first) if n <= SECOND_LAYERING_LIMIT else (None,):
+        candidate = layered_dag(n, succ, pred, plain, roots, least_dummies=True)
+        candidate_layered = _with_dummies(n, candidate[0], candidate[1], heights)
+        first = first_try(
+            candidate_layered.layer,
+            candidate_layered.up,
+            candidate_layered.down,
+            real=n,
+            edges=len(pairs),
         )
+        candidate_ordering = order_layers(
+            candidate_layered.layer,
+            candidate_layered.up,
+            candidate_layered.down,
+            edges=len(pairs),
+            real=n,
+            first=first,
+        )
+        crossings = candidate_ordering.crossings()
+        if chosen is None or crossings < chosen[0]:
+            chosen = (crossings, candidate[0], candidate_layered, candidate_ordering)
+        if crossings == 0:
+            break
+    _, directed, layered, ordering = chosen
     layer, chains = layered.layer, layered.chains
     heights, dummy = layered.heights, layered.dummy
     total = len(heights)
     layers = ordering.layers
+    depth = len(layers)
+    g = ordering.graph
+
+    # columns: each as wide as its widest label, the gap after it by the edges that cross it
+    crossing = np.bincount(g.layer[g.edge_upper], minlength=depth).tolist()
+    width_of = [max((sizes[ids[v]][0] for v in nodes if v < n), default=0.0) for nodes in layers]
+    gap_after = [
+        LAYER_GAP_MIN + min(LAYER_GAP - LAYER_GAP_MIN, 3.0 * math.sqrt(k)) for k in crossing
+    ]
+    stack = [
+        sum(heights[v] for v in nodes) + sum(NODE_GAP if v < n else DUMMY_GAP for v in nodes[1:])
+        for nodes in layers
+    ]
+    starts = choose_rows(
+        [w + gap for w, gap in zip(width_of, gap_after, strict=True)],
+        stack,
+        crossing,
+        aspect=aspect,
+        extra=extra,
+    )
+    row_of = row_of_layers(starts, depth)
+    cut = np.zeros(depth, dtype=bool)
+    for start in starts[1:]:
+        cut[start - 1] = True
+
     heights_array, dummy_array = np.array(heights), np.array(dummy)
-    centres = vertical_centres(ordering.graph, ordering, heights_array, dummy_array)
-    straighten(chains, ordering.graph, ordering, centres, heights_array, dummy_array)
+    centres = vertical_centres(g, ordering, heights_array, dummy_array, cut)
+    # long edges run straight within a row: each chain's runs between cuts
+    pieces = []
+    for chain in chains:
+        piece = [chain[0]]
+        for v in chain[1:]:
+            if row_of[layer[v]] != row_of[layer[piece[-1]]]:
+                pieces.append(piece if piece[0] < n else [piece[0], *piece])
+                piece = [v]
+            else:
+                piece.append(v)
+        pieces.append(piece if piece[-1] < n else [*piece, piece[-1]])
+    straighten(pieces, g, ordering, centres, heights_array, dummy_array)
     y = centres.tolist()
 
-    column_x, column_width = _columns(ids, layers, sizes)
-    top = min((y[v] - heights[v] / 2 for v in range(total)), default=0.0)
-    bottom = max((y[v] + heights[v] / 2 - top for v in range(total)), default=0.0)
-    left = []
-    for v in range(n):
-        column = layer[v]
-        left.append(column_x[column] + (column_width[column] - sizes[ids[v]][0]) / 2)
-    edges_out = [
-        (ids[s], ids[t], kind, flipped, chain)
-        for (s, t, kind), (_, _, flipped), chain in zip(pairs, directed, chains, strict=True)
-    ]
-    width = column_x[-1] + column_width[-1] if layers else 0.0
+    # rows: each from its own top, one under the other with room for the edges wrapped below
+    bounds = [*starts, depth]
+    cut_edges = [crossing[b - 1] for b in starts[1:]]
+    left_edge = left_margin(cut_edges)
+    row_top, row_y, row_right = [], [], []
+    column_left = [0.0] * depth
+    column_right = [0.0] * depth
+    top = 0.0
+    width = 0.0
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        members = [v for level in range(a, b) for v in layers[level]]
+        low = min(y[v] - heights[v] / 2 for v in members)
+        high = max(y[v] + heights[v] / 2 for v in members)
+        row_y.append(top - low)
+        x = left_edge
+        for level in range(a, b):
+            column_left[level] = x
+            column_right[level] = x + width_of[level]
+            x += width_of[level] + gap_after[level]
+        right = column_right[b - 1]
+        row_right.append(right)
+        wrapped = crossing[b - 1] if b < depth else 0
+        width = max(width, right + (channel(wrapped) if wrapped else 0.0))
+        row_top.append(top)
+        top += high - low
+        if b < depth:
+            top += max(ROW_GAP, channel(wrapped))
+    height = top
+    for v in range(total):
+        y[v] += row_y[row_of[layer[v]]]
+
+    left = [column_left[layer[v]] + (width_of[layer[v]] - sizes[ids[v]][0]) / 2 for v in range(n)]
+    # the edges crossing each cut, top first by where they leave, then by where they arrive
+    track: dict[tuple[int, int], tuple[int, int]] = {}
+    for b in starts[1:]:
+        leaving = sorted((y[u], y[w], u, w) for u in layers[b - 1] for w in g.down_list[u])
+        for i, (_, _, u, w) in enumerate(leaving):
+            track[u, w] = (i, len(leaving))
+    row_bottom = [row_top[r + 1] - max(ROW_GAP, channel(k)) for r, k in enumerate(cut_edges)]
+    routes = []
+    for (s, t, kind), (_, _, flipped), chain in zip(pairs, directed, chains, strict=True):
+        a = chain[0]
+        points = [(left[a] + sizes[ids[a]][0], y[a])]
+        for u, w in zip(chain, chain[1:], strict=False):
+            level = layer[u]
+            points.append((column_right[level], y[u]))
+            if (u, w) in track:
+                i, k = track[u, w]
+                row = row_of[level]
+                points.extend(
+                    wrap_route(
+                        y[u],
+                        y[w],
+                        track=i,
+                        tracks=k,
+                        right=row_right[row],
+                        gap_top=row_bottom[row],
+                        left=left_edge,
+                    )
+                )
+            points.append((column_left[layer[w]], y[w]))
+        points.append((left[chain[-1]], y[chain[-1]]))
+        points = _simplified(points)
+        if flipped:
+            points.reverse()
+        routes.append((ids[s], ids[t], kind, points))
     return _Part(
         width,
-        bottom,
-        len(layers),
+        height,
+        depth,
         total - n,
         ids,
         left,
-        [y[v] - heights[v] / 2 - top for v in range(n)],
-        [value - top for value in y],
-        layer,
-        column_x,
-        [x + w for x, w in zip(column_x, column_width, strict=True)],
-        edges_out,
+        [y[v] - heights[v] / 2 for v in range(n)],
+        routes,
     )
 
 
@@ -376,10 +448,22 @@ def _layout_simple(
             top[v] = y
             y += heights[v] + NODE_GAP
     left = [column_x[layer[v]] + (column_width[layer[v]] - sizes[ids[v]][0]) / 2 for v in range(n)]
-    edges_out = [
-        (ids[s], ids[t], kind, flipped, [first, last])
-        for (s, t, kind), (first, last, flipped) in zip(pairs, directed, strict=True)
-    ]
+    routes = []
+    for (s, t, kind), (a, b, flipped) in zip(pairs, directed, strict=True):
+        # out of the source's column, across, into the target's
+        ya, yb = top[a] + heights[a] / 2, top[b] + heights[b] / 2
+        right = column_x[layer[a]] + column_width[layer[a]]
+        points = _simplified(
+            [
+                (left[a] + sizes[ids[a]][0], ya),
+                (right, ya),
+                (column_x[layer[b]], yb),
+                (left[b], yb),
+            ]
+        )
+        if flipped:
+            points.reverse()
+        routes.append((ids[s], ids[t], kind, points))
     return _Part(
         column_x[-1] + column_width[-1],
         tallest,
@@ -388,21 +472,30 @@ def _layout_simple(
         ids,
         left,
         top,
-        [top[v] + heights[v] / 2 for v in range(n)],
-        layer,
-        column_x,
-        [x + w for x, w in zip(column_x, column_width, strict=True)],
-        edges_out,
+        routes,
         simplified=True,
     )
 
 
-def _pack(parts: list[_Part]) -> tuple[list[tuple[float, float]], float, float]:
-    """Shelf packing: parts in rows no wider than a roughly 16:10 canvas allows."""
+def _pack(parts: list[_Part], aspect: float, extra: tuple[float, float]):
+    """Shelf packing toward `aspect`: parts (biggest first) in rows of the width, among some
+    tried, that gives the canvas the largest scale on a screen of that shape."""
     if not parts:
         return [], 0.0, 0.0
     area = sum((p.width + COMPONENT_GAP) * (p.height + COMPONENT_GAP) for p in parts)
-    row_width = max(max(p.width for p in parts), math.sqrt(area * 1.6))
+    widest = max(p.width for p in parts)
+    best = None
+    for factor in (0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0, 2.5, 3.0):
+        packed = _shelves(parts, max(widest, math.sqrt(area * aspect) * factor))
+        # equal scores (both fit the screen at 1:1): the shape nearer the screen's
+        shape = abs(math.log((packed[1] + extra[0] + 1) / (packed[2] + extra[1] + 1) / aspect))
+        score = (round(screen_score(packed[1], packed[2], aspect, extra), 6), shape)
+        if best is None or score < best[0]:
+            best = (score, packed)
+    return best[1]
+
+
+def _shelves(parts: list[_Part], row_width: float):
     offsets = []
     x = y = row_height = 0.0
     width = 0.0
@@ -417,8 +510,15 @@ def _pack(parts: list[_Part]) -> tuple[list[tuple[float, float]], float, float]:
     return offsets, width, y + row_height
 
 
-def layout_layered(graph: nx.DiGraph, *, origin: tuple[float, float] = (0.0, 0.0)) -> Layout:
-    """Lay the graph out left to right; coordinates start at `origin`."""
+def layout_layered(
+    graph: nx.DiGraph,
+    *,
+    origin: tuple[float, float] = (0.0, 0.0),
+    aspect: float = DEFAULT_ASPECT,
+) -> Layout:
+    """Lay the graph out left to right, folded into rows toward a screen of `aspect` (width
+    over height); coordinates start at `origin`, and the canvas is taken to have the origin's
+    margins on the other sides too."""
     sizes = {
         node: node_size(data.get("label", node), data.get("type", "service"))
         for node, data in graph.nodes(data=True)
@@ -426,6 +526,7 @@ def layout_layered(graph: nx.DiGraph, *, origin: tuple[float, float] = (0.0, 0.0
     services = {node for node, kind in graph.nodes(data="type") if kind == "service"}
     components = [sorted(c) for c in nx.weakly_connected_components(graph)]
     components.sort(key=lambda c: (-len(c), c[0]))
+    extra = (2 * origin[0], origin[1] + origin[0])
     parts = []
     for component in components:
         members = set(component)
@@ -435,11 +536,11 @@ def layout_layered(graph: nx.DiGraph, *, origin: tuple[float, float] = (0.0, 0.0
             for t in graph.successors(s)
             if t in members
         )
-        parts.append(_layout_component(component, edges, sizes, services))
+        parts.append(_layout_component(component, edges, sizes, services, aspect, extra))
     # big parts first, then by height: rows stay even
     order = sorted(range(len(parts)), key=lambda i: (-parts[i].height, -parts[i].width, i))
     parts = [parts[i] for i in order]
-    offsets, width, height = _pack(parts)
+    offsets, width, height = _pack(parts, aspect, extra)
     ox, oy = origin
     nodes: dict[str, NodeBox] = {}
     edges: list[EdgeRoute] = []

@@ -11,9 +11,15 @@ ITERATIONS = 40
 
 
 def vertical_centres(
-    g: Graph, ordering: Ordering, heights: np.ndarray, dummy: np.ndarray
+    g: Graph,
+    ordering: Ordering,
+    heights: np.ndarray,
+    dummy: np.ndarray,
+    cut: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The centre height of every node: pulled towards its neighbours, kept in order and spaced."""
+    """The centre height of every node: pulled towards its neighbours, kept in order and spaced.
+    `cut`: per layer, whether a row of the drawing ends there; edges from such a layer wrap
+    round to the next row, so they pull nothing."""
     slots = ordering.slots
     if g.count == 0:
         return np.zeros(0)
@@ -31,6 +37,8 @@ def vertical_centres(
     weight = np.where(
         dummy[upper] & dummy[lower], 8.0, np.where(dummy[upper] | dummy[lower], 2.0, 1.0)
     )
+    if cut is not None:
+        weight = np.where(cut[g.layer[upper]], 0.0, weight)
     pull = np.bincount(upper, weight, g.count) + np.bincount(lower, weight, g.count)
     free = pull == 0
 
