@@ -1,30 +1,43 @@
 """The project's drawings (JSON, Mermaid, SVG) and its cached reads (services, entities):
 what the graph views and the pages read, through the render cache."""
 
+import math
 from datetime import datetime
 
 import networkx as nx
 
 from archsvc.api.params import iso
+from diagrams.drawing_history import followed_layout
 from diagrams.history import is_current
 from diagrams.models import Project
 from diagrams.render_cache import CachedRead, json_bytes, json_value, layout_cached, render_key
 from diagrams.rendering.document import project_graph_json
 from diagrams.rendering.graph import graph_filter, project_graph
-from diagrams.rendering.layout import Layout
+from diagrams.rendering.layout import DEFAULT_ASPECT, Layout
 from diagrams.rendering.mermaid import mermaid_flowchart
 from diagrams.rendering.svg import graph_origin, svg_document, svg_size
 from diagrams.selectors import project_entities_at, project_state
 
 
 def project_graph_view(
-    *, project: Project, at: datetime | None, filtered_ids: list[str], depth: int | None
+    *,
+    project: Project,
+    at: datetime | None,
+    filtered_ids: list[str],
+    depth: int | None,
+    aspect: float | None = None,
 ) -> tuple[nx.DiGraph, Layout, dict]:
     """The project's graph as of `at`, focused on `filtered_ids` within `depth` hops, its layout
-    and the header texts; category ids in a focus are those of /entities (the whole project)."""
-    graph = project_graph_only(project=project, at=at, filtered_ids=filtered_ids, depth=depth)
-    layout = layout_cached(graph, origin=graph_origin())
-    return graph, layout, {"title": project.name, "when": _when_label(project, at)}
+    (for a screen of `aspect`) and the header texts; category ids in a focus are those of
+    /entities (the whole project). The whole project's drawing follows the moments before it
+    (what did not change stays put); a focus is laid out afresh, compactly."""
+    aspect = aspect or DEFAULT_ASPECT
+    header = {"title": project.name, "when": _when_label(project, at)}
+    if filtered_ids:
+        graph = project_graph_only(project=project, at=at, filtered_ids=filtered_ids, depth=depth)
+        return graph, layout_cached(graph, origin=graph_origin(), aspect=aspect), header
+    graph, layout = followed_layout(project=project, at=at, origin=graph_origin(), aspect=aspect)
+    return graph, layout, header
 
 
 def project_graph_only(
@@ -68,6 +81,7 @@ def project_render(
     kind: str,
     query_echo: str | None = None,
     gzipped: bool = False,
+    aspect: float | None = None,
 ) -> bytes:
     """The project's graph rendered as `svg`, `mermaid` or `json` (ProjectGraph), as UTF-8 or
     (`gzipped`) gzip bytes, from the shared cache when this state was rendered before."""
@@ -79,6 +93,7 @@ def project_render(
         kind=kind,
         query_echo=query_echo,
         gzipped=gzipped,
+        aspect=aspect,
     ).body()
 
 
@@ -91,9 +106,14 @@ def project_rendering(
     kind: str,
     query_echo: str | None = None,
     gzipped: bool = False,
+    aspect: float | None = None,
 ):
     """project_render as a render_cache.CachedRead: its entity tag, and its bytes when
-    asked for."""
+    asked for. `aspect`: the screen's shape (None: 16:9), to the nearest ASPECT_STEP."""
+    if kind == "mermaid":
+        aspect = None  # Mermaid lays itself out
+    elif aspect is not None:
+        aspect = aspect_step(aspect)
 
     def compute():
         if kind == "mermaid":
@@ -101,7 +121,7 @@ def project_rendering(
                 project_graph_only(project=project, at=at, filtered_ids=filtered_ids, depth=depth)
             )
         graph, layout, header = project_graph_view(
-            project=project, at=at, filtered_ids=filtered_ids, depth=depth
+            project=project, at=at, filtered_ids=filtered_ids, depth=depth, aspect=aspect
         )
         if kind == "svg":
             return svg_document(graph, layout, **header, focused=bool(filtered_ids))
@@ -119,9 +139,20 @@ def project_rendering(
             )
         )
 
-    key = render_key(project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind=kind)
+    key = render_key(
+        project=project, at=at, filtered_ids=filtered_ids, depth=depth, kind=kind, aspect=aspect
+    )
     label = _read_label(project, at, kind, filtered_ids, depth)
     return CachedRead(key, compute, gzipped=gzipped, label=label)
+
+
+# Shapes asked for are taken to the nearest step of 5% (66 between 0.2 and 5), so that windows
+# of about one shape share their drawings (and their cache entries); 16:9 is the default as is.
+ASPECT_STEP = 1.05
+
+
+def aspect_step(aspect: float) -> float:
+    return round(ASPECT_STEP ** round(math.log(aspect) / math.log(ASPECT_STEP)), 4)
 
 
 def project_read_cached(

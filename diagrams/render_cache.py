@@ -24,7 +24,7 @@ from archsvc.api.params import iso
 from archsvc.logging import Every
 from archsvc.render_budget import budget_charge, budget_check, refusal_waived
 from diagrams.history import is_current
-from diagrams.rendering.layout import layout_layered
+from diagrams.rendering.layout import DEFAULT_ASPECT, layout_layered
 
 logger = logging.getLogger("archsvc.render_cache")
 # the cache unreachable: once every 10 s with the reason (a traceback at every read, twice
@@ -67,7 +67,9 @@ SETTLED_KINDS = frozenset({"json", "svg", "mermaid", "entities"})
 
 
 # Callers check share tokens before reading the cache: a revoked token is 404 whatever is cached.
-def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind: str) -> str:
+def render_key(
+    *, project, at, filtered_ids: list[str], depth: int | None, kind: str, aspect=None
+) -> str:
     """The key of a read of `project` as of `at`: the state it shows (`updated_at`, or a settled
     past moment itself), the query, and whether `at` is still in the future."""
     # writes only begin snapshots from now on, so a settled moment's services never change and
@@ -87,6 +89,7 @@ def render_key(*, project, at, filtered_ids: list[str], depth: int | None, kind:
             list(filtered_ids),
             depth if filtered_ids else None,
             kind,
+            *([aspect] if aspect is not None else []),  # the keys of the default shape stay
         ]
     )
     return f"render:{RENDER_VERSION}:{hashlib.sha256(query.encode()).hexdigest()}"
@@ -380,10 +383,11 @@ def json_bytes(value) -> bytes:
 LAYOUT_MIN_NODES = 500  # smaller graphs lay out in tens of milliseconds: not worth keeping
 
 
-def layout_key(graph, origin: tuple[float, float]) -> str:
+def layout_key(graph, origin: tuple[float, float], aspect: float = DEFAULT_ASPECT) -> str:
     shape = repr(
         (
             origin,
+            *([aspect] if aspect != DEFAULT_ASPECT else []),
             sorted(
                 (n, d.get("label", n), d.get("type", "service")) for n, d in graph.nodes(data=True)
             ),
@@ -393,22 +397,22 @@ def layout_key(graph, origin: tuple[float, float]) -> str:
     return f"layout:{RENDER_VERSION}:{hashlib.sha256(shape.encode()).hexdigest()}"
 
 
-def layout_cached(graph, *, origin: tuple[float, float]):
+def layout_cached(graph, *, origin: tuple[float, float], aspect: float = DEFAULT_ASPECT):
     """`layout_layered(graph, origin=origin)`, from the shared cache when this code laid out a
     graph of this shape before; a new shape is laid out by one worker while others wait."""
     if graph.number_of_nodes() < LAYOUT_MIN_NODES or not settings.RENDER_CACHE_SECONDS:
-        return layout_layered(graph, origin=origin)
-    key = layout_key(graph, origin)
+        return layout_layered(graph, origin=origin, aspect=aspect)
+    key = layout_key(graph, origin, aspect)
     made = {}
 
     def lay_out() -> bytes:
-        made["layout"] = layout_layered(graph, origin=origin)
+        made["layout"] = layout_layered(graph, origin=origin, aspect=aspect)
         return zlib.compress(pickle.dumps(made["layout"], protocol=5), 1)
 
     label = f"layout of {graph.number_of_nodes()} nodes"
     stored = _shared_get(key)
     if stored is _UNREACHABLE:
-        return layout_layered(graph, origin=origin)
+        return layout_layered(graph, origin=origin, aspect=aspect)
     if stored is None:
         if settings.RENDER_LOCK_WAIT_SECONDS > 0:
             stored = _render_once(key, lay_out, label)
@@ -424,3 +428,34 @@ def layout_cached(graph, *, origin: tuple[float, float]):
         logger.warning("layout in the cache unreadable: %s", key, exc_info=True)
         _render(key, lay_out, label)  # and stored again, readable
         return made["layout"]
+
+
+# --- drawings that follow each other -------------------------------------------------------
+# The drawing of a moment follows the drawing of the moment before (diagrams/drawing_history.py):
+# each is kept in the shared cache under the project, the moment and the shape asked for, so a
+# render after a write places only what the write changed. It is a function of the history up
+# to that moment, so whichever worker makes it makes the same, and a lost entry is made again.
+
+
+def followed_key(project_id, moment, aspect: float, origin: tuple[float, float]) -> str:
+    where = json.dumps([str(project_id), iso(moment), aspect, list(origin)])
+    return f"followed:{RENDER_VERSION}:{hashlib.sha256(where.encode()).hexdigest()}"
+
+
+def followed_get(key: str):
+    """A kept drawing of a moment, or None."""
+    if not settings.RENDER_CACHE_SECONDS:
+        return None
+    stored = _shared_get(key)
+    if stored is None or stored is _UNREACHABLE:
+        return None
+    try:
+        return pickle.loads(zlib.decompress(stored))  # noqa: S301 - our own bytes, as above
+    except Exception:  # noqa: BLE001 - a damaged entry is made again
+        logger.warning("followed drawing in the cache unreadable: %s", key, exc_info=True)
+        return None
+
+
+def followed_set(key: str, layout) -> None:
+    if settings.RENDER_CACHE_SECONDS:
+        _shared_set(key, zlib.compress(pickle.dumps(layout, protocol=5), 1))

@@ -13,7 +13,7 @@ from archsvc.api.errors import rate_limited_json, wants_page
 from archsvc.api.ratelimit import client_ip, rate_limit_hit, seconds_text
 from archsvc.exceptions import ApiError
 from archsvc.render_budget import RenderBudgetSpent, charge_renders_to
-from diagrams.api.graph_views import graph_query
+from diagrams.api.graph_views import graph_aspect, graph_query
 from diagrams.drawings import project_entities_cached, project_render
 from diagrams.sharing import shared_project
 from diagrams.views import entity_names, focus_options, focus_words, graph_size, with_chosen
@@ -74,7 +74,9 @@ def _shared(request, token: str):
     return project
 
 
-def _shared_render(project, filtered_ids: list[str], depth: int, *, gzipped: bool) -> bytes:
+def _shared_render(
+    project, filtered_ids: list[str], depth: int, *, gzipped: bool, aspect: float | None = None
+) -> bytes:
     """The shared SVG, or a 429 when this address's render budget for the minute is spent."""
     try:
         return project_render(
@@ -84,6 +86,7 @@ def _shared_render(project, filtered_ids: list[str], depth: int, *, gzipped: boo
             depth=depth,
             kind="svg",
             gzipped=gzipped,
+            aspect=aspect,
         )
     except RenderBudgetSpent as spent:
         raise _Refused(
@@ -216,7 +219,11 @@ def share_svg(request, token: str):
     try:
         project = _shared(request, token)
         filtered_ids, depth = _graph_query(request)
-        svg = _shared_render(project, filtered_ids, depth, gzipped=gzipped)
+        try:
+            aspect = graph_aspect(request)
+        except ApiError as error:
+            raise _Refused(400, error.message) from None
+        svg = _shared_render(project, filtered_ids, depth, gzipped=gzipped, aspect=aspect)
     except _Refused as refused:
         return _refusal(request, refused, page=None)
     response = encoded_response(svg, content_type="image/svg+xml", gzipped=gzipped)

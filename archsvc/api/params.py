@@ -44,6 +44,23 @@ def query_int(request, name: str, *, default: int, minimum: int, maximum: int | 
     return value
 
 
+_DECIMAL = re.compile(r"[0-9]{1,6}(\.[0-9]{0,9})?|\.[0-9]{1,9}", re.ASCII)
+
+
+def query_number(request, name: str, *, minimum: float, maximum: float) -> float | None:
+    """A decimal number (ASCII digits and a point, no sign, exponent, `nan` or `inf`)
+    between `minimum` and `maximum`, or None when absent."""
+    raw = query_params(request).get(name)
+    if raw is None:
+        return None
+    text = raw.strip()
+    if not _DECIMAL.fullmatch(text) or not minimum <= float(text) <= maximum:
+        raise BadRequest(
+            f"Query parameter '{name}' must be a number from {minimum:g} to {maximum:g}."
+        )
+    return float(text)
+
+
 def query_bool(request, name: str) -> bool | None:
     raw = query_params(request).get(name)
     if raw is None:

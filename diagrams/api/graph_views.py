@@ -6,7 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from archsvc.api.encoding import accepts_gzip, cached_response
-from archsvc.api.params import iso, query_at, query_int, query_params
+from archsvc.api.params import iso, query_at, query_int, query_number, query_params
 from archsvc.api.schema import IF_NONE_MATCH, NOT_MODIFIED, error_responses
 from archsvc.exceptions import BadRequest
 from diagrams import drawings
@@ -31,8 +31,19 @@ GRAPH_PARAMETERS = [
     ),
     OpenApiParameter("depth", OpenApiTypes.INT, description="0 to 5; default 1 with filteredIds"),
     OpenApiParameter("at", OpenApiTypes.DATETIME, description="state at this time"),
+    OpenApiParameter(
+        "aspect",
+        {"type": "number", "minimum": 0.2, "maximum": 5},
+        description="the shape of the screen the drawing is for, width over height (default "
+        "16:9); a long drawing is folded into rows toward it. Mermaid ignores it",
+    ),
     IF_NONE_MATCH,
 ]
+
+
+def graph_aspect(request) -> float | None:
+    """`aspect`: 0.2 to 5, or None (the default shape)."""
+    return query_number(request, "aspect", minimum=0.2, maximum=5)
 
 
 def graph_query(request) -> tuple:
@@ -68,6 +79,7 @@ def _rendered(
     for clients that accept it."""
     project = view.project(request, project_id)
     filtered_ids, depth, at = graph_query(request)
+    aspect = graph_aspect(request)
     gzipped = accepts_gzip(request)
     cached = drawings.project_rendering(
         project=project,
@@ -75,6 +87,7 @@ def _rendered(
         filtered_ids=filtered_ids,
         depth=depth,
         kind=kind,
+        aspect=aspect,
         query_echo=iso(at),
         gzipped=gzipped,
     )

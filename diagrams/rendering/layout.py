@@ -74,6 +74,22 @@ class Layout:
     layers: int  # columns of the widest part
     dummies: int  # long-edge bends in all parts
     simplified: bool = False  # some part was over LAYOUT_BUDGET and drawn simply
+    # a drawing that follows an earlier one (diagrams/rendering/stable.py): whether this one was
+    # laid out anew instead, and what the last fresh layout measured (screen score, node area,
+    # nodes, nodes added or gone since), to tell when one following it has grown loose
+    relaid: bool = False
+    basis: "Basis | None" = None
+
+
+class Basis(NamedTuple):
+    """What the last fresh layout measured, and what changed since."""
+
+    score: float  # wrapping.screen_score of the fresh layout
+    area: float  # its boxes' area
+    nodes: int
+    crossings: int  # its crossings, as its ordering counted them
+    changed: int = 0  # nodes added and gone since
+    added_crossings: int = 0  # crossings the edges routed since have made
 
 
 def node_size(label: str, node_type: str) -> tuple[float, float, tuple[str, ...]]:
@@ -104,6 +120,7 @@ class _Part:
     top: list[float]  # ... and top
     routes: list[tuple[str, str, str, list[tuple[float, float]]]]  # source, target, kind, points
     simplified: bool = False
+    crossings: int = 0  # as its ordering counted them (a simple drawing: its edges)
 
     def place(
         self, dx: float, dy: float, sizes: dict[str, tuple[float, float, tuple[str, ...]]]
@@ -246,7 +263,7 @@ def _layout_component(
             chosen = (crossings, candidate[0], candidate_layered, candidate_ordering)
         if crossings == 0:
             break
-    _, directed, layered, ordering = chosen
+    crossings, directed, layered, ordering = chosen
     layer, chains = layered.layer, layered.chains
     heights, dummy = layered.heights, layered.dummy
     total = len(heights)
@@ -367,6 +384,7 @@ def _layout_component(
         left,
         [y[v] - heights[v] / 2 for v in range(n)],
         routes,
+        crossings=crossings,
     )
 
 
@@ -474,6 +492,7 @@ def _layout_simple(
         top,
         routes,
         simplified=True,
+        crossings=len(routes),
     )
 
 
@@ -557,4 +576,10 @@ def layout_layered(
         layers=max((p.layers for p in parts), default=0),
         dummies=sum(p.dummies for p in parts),
         simplified=any(p.simplified for p in parts),
+        basis=Basis(
+            screen_score(width, height, aspect, extra),
+            sum(box.width * box.height for box in nodes.values()),
+            len(nodes),
+            sum(p.crossings for p in parts),
+        ),
     )

@@ -161,12 +161,17 @@ def _legend_rows(
     return rows, False
 
 
+# the drawing of this moment did not follow the one before: what stayed may have moved
+RELAID_NOTE = "laid out anew at this change"
 SIMPLIFIED_NOTE = "simplified drawing (too many long edges to untangle): filter for detail"
 
 
 def _subtitle(layout: Layout, when: str) -> str:
     """The header's second line: the time shown, and whether the drawing is simplified."""
-    return f"{when} · {SIMPLIFIED_NOTE}" if layout.simplified else when
+    notes = [SIMPLIFIED_NOTE] if layout.simplified else []
+    if layout.relaid:
+        notes.append(RELAID_NOTE)
+    return " · ".join([when, *notes])
 
 
 def svg_size(graph: nx.DiGraph, layout: Layout, *, title: str, when: str) -> tuple[float, float]:

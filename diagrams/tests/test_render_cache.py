@@ -266,8 +266,9 @@ def layouts_computed(caplog) -> int:
 def test_a_layout_is_made_once_per_shape_of_the_graph(api, caplog, monkeypatch):
     """The JSON and the SVG of a state share one layout; a write that leaves the graph's
     shape alone (an owner, a category, a description) is drawn anew from the same layout,
-    in its new colours and tooltips, at the same places; a new edge or a new name lays it
-    out again."""
+    in its new colours and tooltips, at the same places; a new edge or a new name is drawn
+    by following the drawing before it (diagrams/drawing_history.py): nothing is laid out
+    again, and what was there stays where it was."""
     monkeypatch.setattr(render_cache, "LAYOUT_MIN_NODES", 1)
     project = new_project(api)
     new_service(api, project, {"name": "Alpha", "produces": [{"name": "orders"}]})
@@ -289,15 +290,22 @@ def test_a_layout_is_made_once_per_shape_of_the_graph(api, caplog, monkeypatch):
         assert {n["id"]: (n["x"], n["y"], n["width"]) for n in graph_after["nodes"]} == place
         beta = next(n for n in graph_after["nodes"] if n["id"] == "service--beta")
         assert beta["category"] == "Billing"
-        # a new edge: laid out again, and drawn with it
+        # a new edge and topic: drawn with them, the rest in place
         put(api, f"/v1/projects/{project}/services/beta", {"produces": [{"name": "bills"}]})
         assert "messaging--bills" in api.get(f"/v1/projects/{project}/graph/svg").content.decode()
-        assert layouts_computed(caplog) == 2
-        # a new name (a wider box): laid out again
+        with_bills = api.get(f"/v1/projects/{project}/graph").json()["nodes"]
+        assert {n["id"]: (n["x"], n["y"], n["width"]) for n in with_bills if n["id"] in place} == (
+            place
+        )
+        assert layouts_computed(caplog) == 1
+        # a new name (a wider box): that box alone goes elsewhere
         put(api, f"/v1/projects/{project}/services/alpha", {"name": "Alpha with a long name"})
         svg_renamed = api.get(f"/v1/projects/{project}/graph/svg").content.decode()
         assert "Alpha with a long name" in svg_renamed
-        assert layouts_computed(caplog) == 3
+        renamed = api.get(f"/v1/projects/{project}/graph").json()["nodes"]
+        orders = next(n for n in renamed if n["id"] == "messaging--orders")
+        assert (orders["x"], orders["y"], orders["width"]) == place["messaging--orders"]
+        assert layouts_computed(caplog) == 1
 
 
 def test_a_new_shape_is_laid_out_by_one_worker_while_the_others_wait(caplog):
