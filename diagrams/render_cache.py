@@ -37,7 +37,8 @@ _cache_down = Every(
 )
 
 # Every module whose code decides the bytes of a cached read: the renderers and the
-# entities, the selectors and drawings that build the graph and its header (`_when_label`), the wire
+# entities, the selectors and drawings that build the graph and its header (`_when_label`), the
+# history the whole project's drawing follows (drawing_history), the wire
 # form of services (service_views.service_json), timestamps (params.iso), entity ids
 # (slugs), and this module, which decides what a cached value is. A deploy that changes
 # any of them changes every key and every ETag (diagrams/tests/test_render_cache.py checks
@@ -47,6 +48,7 @@ _SOURCES = sorted((_PACKAGE / "rendering").glob("*.py")) + [
     _PACKAGE / "entities.py",
     _PACKAGE / "selectors.py",
     _PACKAGE / "drawings.py",
+    _PACKAGE / "drawing_history.py",
     _PACKAGE / "history.py",
     _PACKAGE / "slugs.py",
     _PACKAGE / "api" / "service_views.py",

@@ -1,6 +1,7 @@
 """A deterministic layered (Sugiyama) layout, left to right: a networkx graph in, coordinates
 out; disconnected parts are laid out alone and packed in rows."""
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -29,8 +30,8 @@ PAD_Y = 8.0
 MAX_TEXT_WIDTH = 180.0
 MAX_LINES = 3
 MIN_NODE_WIDTH = 56.0
-LAYER_GAP = 64.0  # the most between two columns ...
-LAYER_GAP_MIN = 36.0  # ... and the least, for a gap few edges cross
+LAYER_GAP = 56.0  # the most between two columns ...
+LAYER_GAP_MIN = 28.0  # ... and the least, for a gap few edges cross
 SECOND_LAYERING_LIMIT = 1500  # parts with more nodes try one cycle breaking, not two (time)
 DEFAULT_ASPECT = 16 / 9  # a screen's shape: what a drawing aims at unless asked otherwise
 COMPONENT_GAP = 48.0
@@ -75,8 +76,8 @@ class Layout:
     dummies: int  # long-edge bends in all parts
     simplified: bool = False  # some part was over LAYOUT_BUDGET and drawn simply
     # a drawing that follows an earlier one (diagrams/rendering/stable.py): whether this one was
-    # laid out anew instead, and what the last fresh layout measured (screen score, node area,
-    # nodes, nodes added or gone since), to tell when one following it has grown loose
+    # laid out anew instead, and what the last fresh layout measured, to tell when one
+    # following it has grown loose
     relaid: bool = False
     basis: "Basis | None" = None
 
@@ -88,10 +89,10 @@ class Basis(NamedTuple):
     area: float  # its boxes' area
     nodes: int
     crossings: int  # its crossings, as its ordering counted them
-    changed: int = 0  # nodes added and gone since
     added_crossings: int = 0  # crossings the edges routed since have made
 
 
+@functools.lru_cache(maxsize=65536)  # the same labels are measured at every moment drawn
 def node_size(label: str, node_type: str) -> tuple[float, float, tuple[str, ...]]:
     """Width, height and wrapped lines of a node's box, from its measured label."""
     lines = wrap_label(label, font_size=FONT_SIZE, max_width=MAX_TEXT_WIDTH, max_lines=MAX_LINES)

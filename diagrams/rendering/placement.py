@@ -6,7 +6,7 @@ import numpy as np
 from diagrams.rendering.ordering import Graph, Ordering
 
 NODE_GAP = 14.0  # between two nodes of a layer
-DUMMY_GAP = 7.0  # next to a dummy (a long edge passing through the layer)
+DUMMY_GAP = 5.0  # next to a dummy (a long edge passing through the layer)
 ITERATIONS = 40
 
 

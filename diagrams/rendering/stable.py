@@ -2,9 +2,10 @@
 drawing keeps every node that is still there, of the same size, exactly where it was; it places
 only what is new, in free space beside its neighbours, and routes only the edges it must. When
 the result has grown loose (its scale on a screen well under what a fresh layout of that much
-would reach, or much of it new since the last fresh layout) it is laid out anew, rarely."""
+would reach) or crossed, it is laid out anew, rarely."""
 
 import dataclasses
+import heapq
 import math
 
 import networkx as nx
@@ -17,21 +18,28 @@ from diagrams.rendering.layout import (
     layout_layered,
     node_size,
 )
-from diagrams.rendering.wrapping import screen_score
+from diagrams.rendering.wrapping import SCREEN_HEIGHT, screen_score
 
-LOOSE = 1.3  # laid out anew past this many times a fresh layout's estimated screen height
-RENEWED = 0.5  # ... or once nodes added and gone since the last fresh layout pass this share
-RENEWED_MIN = 12  # ... and this many of them (a growing small project does not re-lay itself
-# out at every service)
-CROSSINGS_MIN = 8  # ... or once the edges routed since have crossed others this many times
-CROSSINGS_SHARE = 0.5  # ... and this share of the fresh layout's crossings
+LOOSE = 1.3  # laid out anew past this many times a fresh layout's screen height (estimated
+READABLE_SCORE = SCREEN_HEIGHT / 0.75  # from its boxes' area) and past 9 px labels at fit ...
+CROSSINGS_MIN = 24  # ... or once the edges routed since the last fresh layout have crossed
+CROSSINGS_SHARE = 1.0  # others this many times, and this share of that layout's crossings
 H_GAP = 40.0  # between a new node and its neighbour's column
 CLEAR_X = 20.0  # a new node keeps this clear of other boxes sideways ...
 CLEAR_Y = 12.0  # ... and up and down
-STEP = 8.0  # the search for free space goes in steps this high ...
-SEARCH = 80  # ... this many each way
+GROWTH_COST = 3.0  # a place that makes the drawing bigger counts as this much farther
+BACKWARD_COST = 400.0  # ... and one left of what feeds the node as this much
 CELL = 96.0  # the grid that finds what is near a box
 BEND = 14.0  # an edge routed here bends this far from a box's side
+GRID = 8.0  # new edges are routed on a grid this fine ...
+MARGIN_CELLS = 6  # ... reaching this far past the drawing
+WINDOW = 24  # ... searched this many cells round their two ends
+MAX_CELLS = 60_000  # ... unless that is more cells than this (then the direct route)
+BEND_COST = 3.0  # in cells
+MAX_LOOKS = 6000  # cells a search takes from its queue before it gives up (the direct route)
+HURRY = 2.0  # the search weighs the distance left this much more (fewer cells looked at)
+CROSS_COST = 30.0  # a crossing costs a detour of this many cells
+ALONG_COST = 4.0  # running on top of another line, per cell
 
 
 def layout_next(
@@ -56,11 +64,7 @@ def layout_next(
     if not kept:
         return _fresh(graph, origin, aspect)
     new = sorted(node for node in sizes if node not in kept)
-    gone = sum(1 for node in previous.nodes if node not in sizes or node not in kept)
     basis = previous.basis
-    changed = basis.changed + len(new) + gone
-    if changed > max(RENEWED_MIN, RENEWED * basis.nodes):
-        return _fresh(graph, origin, aspect)
 
     grid = _Grid()
     for box in kept.values():
@@ -77,21 +81,25 @@ def layout_next(
     boxes = dict(kept)
     for node in _placing_order(graph, new, boxes):
         width, height, lines = sizes[node]
-        x, y = _free_spot(graph, node, width, height, boxes, grid, origin)
+        x, y = _free_spot(graph, node, width, height, boxes, grid, origin, aspect)
         box = NodeBox(node, round(x, 1), round(y, 1), width, height, lines)
         boxes[node] = box
         grid.add(box)
 
     placed = [boxes[node] for node in new]
-    edges = []
+    edges: list[EdgeRoute | None] = []
     routed = []
     for source, target, kind in sorted(graph.edges(data="kind", default="produces")):
         route = routes_kept.get((source, target))
         if route is not None and not any(_crosses_box(route.points, box) for box in placed):
             edges.append(route._replace(kind=kind))
         else:
-            routed.append(len(edges))
-            edges.append(_route(boxes[source], boxes[target], source, target, kind))
+            routed.append((len(edges), source, target, kind))
+            edges.append(None)
+    router = _Router(boxes, [edge for edge in edges if edge is not None])
+    for index, source, target, kind in routed:
+        edges[index] = router.route(boxes[source], boxes[target], source, target, kind)
+    routed = [index for index, *_ in routed]
     added_crossings = basis.added_crossings + _crossings_of(edges, routed)
     if added_crossings > max(CROSSINGS_MIN, CROSSINGS_SHARE * basis.crossings):
         return _fresh(graph, origin, aspect)
@@ -103,8 +111,9 @@ def layout_next(
     width, height = round(right - origin[0], 1), round(bottom - origin[1], 1)
     extra = (2 * origin[0], origin[1] + origin[0])
     node_area = sum(box.width * box.height for box in boxes.values())
+    # the screen size a fresh layout of this much would have, from the last one's
     expected = basis.score * math.sqrt(node_area / basis.area) if basis.area else 0.0
-    if screen_score(width, height, aspect, extra) > LOOSE * max(expected, 1.0):
+    if screen_score(width, height, aspect, extra) > max(LOOSE * expected, READABLE_SCORE):
         return _fresh(graph, origin, aspect)
     return Layout(
         width=width,
@@ -114,13 +123,12 @@ def layout_next(
         layers=previous.layers,
         dummies=previous.dummies,
         simplified=previous.simplified,
-        basis=basis._replace(changed=changed, added_crossings=added_crossings),
+        basis=basis._replace(added_crossings=added_crossings),
     )
 
 
 def _fresh(graph: nx.DiGraph, origin: tuple[float, float], aspect: float) -> Layout:
-    layout = layout_layered(graph, origin=origin, aspect=aspect)
-    return dataclasses.replace(layout, relaid=True)
+    return dataclasses.replace(layout_layered(graph, origin=origin, aspect=aspect), relaid=True)
 
 
 def _placing_order(graph: nx.DiGraph, new: list[str], boxes: dict[str, NodeBox]) -> list[str]:
@@ -151,6 +159,7 @@ def _free_spot(
     boxes: dict[str, NodeBox],
     grid: "_Grid",
     origin: tuple[float, float],
+    aspect: float,
 ) -> tuple[float, float]:
     """The top-left corner of the free place nearest where the node's neighbours want it:
     right of what feeds it, left of what it feeds, level with their middle."""
@@ -168,20 +177,197 @@ def _free_spot(
     else:  # nothing to be near: under everything, on the left
         y = max(box.y + box.height for box in boxes.values()) + 2 * CLEAR_Y
     x, y = max(x, origin[0]), max(y, origin[1])
-    for shift in range(SEARCH + 1):
-        for dy in (0.0,) if shift == 0 else (shift * STEP, -shift * STEP):
-            for dx in (0.0, width / 2 + H_GAP, -(width / 2 + H_GAP)):
-                cx, cy = x + dx, y + dy
-                if cx < origin[0] or cy < origin[1]:
-                    continue
-                if grid.free(cx - CLEAR_X, cy - CLEAR_Y, width + 2 * CLEAR_X, height + 2 * CLEAR_Y):
-                    return cx, cy
-    # no room near: under everything
+    # the free place nearest that, counting as farther what widens or deepens the drawing
+    # (in a screen's terms) and what puts the node left of what feeds it
+    right = max(box.x + box.width for box in boxes.values())
     bottom = max(box.y + box.height for box in boxes.values())
-    return x, bottom + 2 * CLEAR_Y
+    fed_until = max((box.x + box.width for box in before), default=-math.inf)
+    best = None
+    for distance, dx, dy in _OFFSETS:
+        if best is not None and distance >= best[0]:
+            break
+        cx, cy = x + dx, y + dy
+        if cx < origin[0] or cy < origin[1]:
+            continue
+        cost = distance + GROWTH_COST * (
+            max(0.0, cx + width - right) / aspect + max(0.0, cy + height - bottom)
+        )
+        if cx < fed_until:
+            cost += BACKWARD_COST
+        if best is not None and cost >= best[0]:
+            continue
+        if grid.free(cx - CLEAR_X, cy - CLEAR_Y, width + 2 * CLEAR_X, height + 2 * CLEAR_Y):
+            best = (cost, cx, cy)
+    if best is not None:
+        return best[1], best[2]
+    return x, bottom + 2 * CLEAR_Y  # no room near: under everything
 
 
-def _route(source: NodeBox, target: NodeBox, s: str, t: str, kind: str) -> EdgeRoute:
+# where a new node is looked for round the place its neighbours want it, nearest first
+_OFFSETS = sorted(
+    (abs(dx) + abs(dy), dx, dy)
+    for dx in (step * 24.0 for step in range(-30, 31))
+    for dy in (step * 8.0 for step in range(-90, 91))
+)
+
+
+class _Router:
+    """Routes new edges between placed boxes on a grid of GRID px: round boxes, with a cost for
+    each bend and a high one for each line crossed (A*); the direct route when the way is too
+    far to search."""
+
+    def __init__(self, boxes: dict[str, NodeBox], routes: list[EdgeRoute]) -> None:
+        right = max(box.x + box.width for box in boxes.values())
+        bottom = max(box.y + box.height for box in boxes.values())
+        for route in routes:
+            for x, y in route.points:
+                right, bottom = max(right, x), max(bottom, y)
+        self.columns = int(right // GRID) + MARGIN_CELLS
+        self.rows = int(bottom // GRID) + MARGIN_CELLS
+        self.blocked = bytearray(self.columns * self.rows)
+        self.level = bytearray(self.columns * self.rows)  # a line runs across the cell
+        self.upright = bytearray(self.columns * self.rows)  # ... or up and down it
+        columns = self.columns
+        for box in boxes.values():
+            a = max(int((box.x - 2) // GRID), 0)
+            b = min(int((box.x + box.width + 2) // GRID), columns - 1)
+            for j in range(
+                max(int((box.y - 2) // GRID), 0),
+                min(int((box.y + box.height + 2) // GRID), self.rows - 1) + 1,
+            ):
+                self.blocked[j * columns + a : j * columns + b + 1] = b"\x01" * (b - a + 1)
+        for route in routes:
+            self._mark(route.points)
+
+    def _mark(self, points) -> None:
+        columns, rows = self.columns, self.rows
+        for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+            if y0 == y1:  # a level run: one slice of its row
+                j = int(y0 // GRID)
+                a, b = sorted((int(x0 // GRID), int(x1 // GRID)))
+                a, b = max(a, 0), min(b, columns - 1)
+                if 0 <= j < rows and a <= b:
+                    self.level[j * columns + a : j * columns + b + 1] = b"\x01" * (b - a + 1)
+                continue
+            if x0 == x1:  # an upright run: one strided slice of its column
+                i = int(x0 // GRID)
+                a, b = sorted((int(y0 // GRID), int(y1 // GRID)))
+                a, b = max(a, 0), min(b, rows - 1)
+                if 0 <= i < columns and a <= b:
+                    self.upright[a * columns + i : b * columns + i + 1 : columns] = b"\x01" * (
+                        b - a + 1
+                    )
+                continue
+            steps = int(max(abs(x1 - x0), abs(y1 - y0)) // (GRID / 2)) + 1
+            for k in range(steps + 1):
+                i = int((x0 + (x1 - x0) * k / steps) // GRID)
+                j = int((y0 + (y1 - y0) * k / steps) // GRID)
+                if 0 <= i < columns and 0 <= j < rows:
+                    self.upright[j * columns + i] = 1  # a bend: crossed either way
+                    self.level[j * columns + i] = 1
+
+    def route(self, source: NodeBox, target: NodeBox, s: str, t: str, kind: str) -> EdgeRoute:
+        sx, sy = source.x + source.width, source.y + source.height / 2
+        tx, ty = target.x, target.y + target.height / 2
+        start = (int((sx + GRID / 2) // GRID) + 1, int(sy // GRID))
+        goal = (int((tx - GRID / 2) // GRID) - 1, int(ty // GRID))
+        path = self._search(start, goal)
+        if path is None:
+            route = _direct(source, target, s, t, kind)
+        else:
+            points = [(sx, sy)]
+            for i, j in path:
+                points.append((i * GRID + GRID / 2, j * GRID + GRID / 2))
+            points[1] = (points[1][0], sy)  # level out of the source and into the target
+            points[-1] = (points[-1][0], ty)
+            points.append((tx, ty))
+            route = EdgeRoute(
+                s, t, kind, tuple((round(x, 1), round(y, 1)) for x, y in _corners(points))
+            )
+        self._mark(route.points)
+        return route
+
+    def _search(self, start, goal):
+        columns, rows = self.columns, self.rows
+        (si, sj), (gi, gj) = start, goal
+        if not (0 <= si < columns and 0 <= gi < columns and 0 <= sj < rows and 0 <= gj < rows):
+            return None
+        # search a window around the two ends, not the whole drawing
+        lo_i, hi_i = max(0, min(si, gi) - WINDOW), min(columns - 1, max(si, gi) + WINDOW)
+        lo_j, hi_j = max(0, min(sj, gj) - WINDOW), min(rows - 1, max(sj, gj) + WINDOW)
+        if (hi_i - lo_i + 1) * (hi_j - lo_j + 1) > MAX_CELLS:
+            return None
+        blocked, level, upright = self.blocked, self.level, self.upright
+        # states are window cells x the direction they were entered in (0 right, 1 left,
+        # 2 down, 3 up), in flat lists: the search is Python's tightest loop here
+        width = hi_i - lo_i + 1
+        size = width * (hi_j - lo_j + 1) * 4
+        best = [math.inf] * size
+        came = [-1] * size
+        goal_cell = (gj - lo_j) * width + (gi - lo_i)
+        first = ((sj - lo_j) * width + (si - lo_i)) * 4
+        best[first] = 0.0
+        heap = [(HURRY * (abs(gi - si) + abs(gj - sj)), 0.0, first)]
+        moves = ((1, 0), (-1, 0), (0, 1), (0, -1))
+        back = (1, 0, 3, 2)
+        push, pop = heapq.heappush, heapq.heappop
+        looked = 0
+        while heap and looked < MAX_LOOKS:
+            looked += 1
+            _, cost, state = pop(heap)
+            if cost > best[state]:
+                continue
+            local, direction = divmod(state, 4)
+            if local == goal_cell:
+                path = []
+                while state >= 0:
+                    local = state // 4
+                    cell = (lo_i + local % width, lo_j + local // width)
+                    if not path or path[-1] != cell:
+                        path.append(cell)
+                    state = came[state]
+                return path[::-1]
+            j, i = divmod(local, width)
+            i += lo_i
+            j += lo_j
+            for turn in range(4):
+                if turn == back[direction] and state != first:
+                    continue
+                di, dj = moves[turn]
+                ni, nj = i + di, j + dj
+                if not (lo_i <= ni <= hi_i and lo_j <= nj <= hi_j):
+                    continue
+                cell = nj * columns + ni
+                new_local = (nj - lo_j) * width + (ni - lo_i)
+                if blocked[cell] and new_local != goal_cell:
+                    continue
+                if turn < 2:
+                    total = cost + 1.0 + CROSS_COST * upright[cell] + ALONG_COST * level[cell]
+                else:
+                    total = cost + 1.0 + CROSS_COST * level[cell] + ALONG_COST * upright[cell]
+                if turn != direction:
+                    total += BEND_COST
+                new = new_local * 4 + turn
+                if total < best[new]:
+                    best[new] = total
+                    came[new] = state
+                    push(heap, (total + HURRY * (abs(gi - ni) + abs(gj - nj)), total, new))
+        return None
+
+
+def _corners(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The polyline with only its corners."""
+    out = [points[0]]
+    for index in range(1, len(points) - 1):
+        (x0, y0), (x1, y1), (x2, y2) = out[-1], points[index], points[index + 1]
+        if (x0 == x1 == x2) or (y0 == y1 == y2):
+            continue
+        out.append(points[index])
+    out.append(points[-1])
+    return out
+
+
+def _direct(source: NodeBox, target: NodeBox, s: str, t: str, kind: str) -> EdgeRoute:
     """An edge between two placed boxes: out of the source's right side, into the target's left;
     round under both when the target is not to the right."""
     sx, sy = source.x + source.width, source.y + source.height / 2

@@ -70,7 +70,7 @@ def test_keys_carry_the_version_of_the_rendering_code(api):
     from pathlib import Path
 
     from archsvc.api import params
-    from diagrams import entities, selectors, slugs
+    from diagrams import drawing_history, entities, selectors, slugs
     from diagrams.api import service_views
     from diagrams.models import Project
     from diagrams.rendering import document, mermaid, svg
@@ -86,6 +86,7 @@ def test_keys_carry_the_version_of_the_rendering_code(api):
         entities.project_entities,
         drawings.project_graph_view,
         drawings._when_label,
+        drawing_history.followed_layout,
         selectors.services_at,
         service_views.service_json,
         service_views.topic_json,
