@@ -109,11 +109,13 @@ def project_rendering(
     aspect: float | None = None,
 ):
     """project_render as a render_cache.CachedRead: its entity tag, and its bytes when
-    asked for. `aspect`: the screen's shape (None: 16:9), to the nearest ASPECT_STEP."""
+    asked for. `aspect`: the screen's shape (None: 16:9), to the nearest of ASPECTS."""
     if kind == "mermaid":
         aspect = None  # Mermaid lays itself out
     elif aspect is not None:
         aspect = aspect_step(aspect)
+        if aspect == DEFAULT_ASPECT:
+            aspect = None  # the default's own cache entries
 
     def compute():
         if kind == "mermaid":
@@ -146,13 +148,14 @@ def project_rendering(
     return CachedRead(key, compute, gzipped=gzipped, label=label)
 
 
-# Shapes asked for are taken to the nearest step of 5% (66 between 0.2 and 5), so that windows
-# of about one shape share their drawings (and their cache entries); 16:9 is the default as is.
-ASPECT_STEP = 1.05
+# Shapes asked for are taken to the nearest (in ratio) of a few screens' shapes, so that
+# windows of about one shape share their drawings, their cache entries and their history of
+# drawings (each shape's drawings follow each other); 16:9 is the default.
+ASPECTS = (0.25, 0.4, 9 / 16, 3 / 4, 1.0, 4 / 3, 16 / 9, 2.4, 3.5, 5.0)
 
 
 def aspect_step(aspect: float) -> float:
-    return round(ASPECT_STEP ** round(math.log(aspect) / math.log(ASPECT_STEP)), 4)
+    return min(ASPECTS, key=lambda shape: abs(math.log(aspect / shape)))
 
 
 def project_read_cached(

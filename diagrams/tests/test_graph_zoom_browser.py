@@ -223,12 +223,12 @@ def reached(items, view, pad=12):
     ]
 
 
-def ring_page(browser, live_server, factory, name: str, size: int):
-    """A member's page of a ring of `size` services, opened on a laptop: the page, its
-    browser context and the list its script errors go into."""
+def ring_page(browser, live_server, factory, name: str, size: int, viewport=LAPTOP):
+    """A member's page of a ring of `size` services, opened on a laptop (or `viewport`): the
+    page, its browser context and the list its script errors go into."""
     membership = factory.member(factory.org(name), role="admin")
     project = ring(membership, name.capitalize() + " ring", size)
-    context = signed_in(browser, membership, live_server.url, viewport=LAPTOP)
+    context = signed_in(browser, membership, live_server.url, viewport=viewport)
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -253,9 +253,11 @@ def test_a_big_drawing_keeps_in_the_page_only_what_its_view_reaches(browser, liv
         assert shown["edges"] == reached(edges, shown["viewBox"])
         return shown
 
-    # opened readable at its left: a few of its thousand boxes are in the page
+    # opened readable on its busiest part: some of its thousand boxes are in the page (at its
+    # left, on a strip of a drawing, under 100; folded into rows and on the busiest part of
+    # them, the view and its overscan reach some 300)
     shown = shown_as_reached()
-    assert 0 < len(shown["nodes"]) < 100 and shown["edges"]
+    assert 0 < len(shown["nodes"]) < len(nodes) / 2 and shown["edges"]
     # a hover lights the box and its edges in view; and lets go of them where they were
     x, y, w, h = shown["viewBox"]  # the frame shows its middle half (the rest: overscan)
     first = next(
@@ -313,7 +315,10 @@ def test_far_out_the_drawing_leaves_its_labels_out_and_zoomed_in_it_has_them_bac
     big drawing's redraw (at 3,000 services 200-390 ms a zoom from the whole graph, under
     60 without it): far out the boxes and lines are drawn without labels; their names are
     still in each box's tooltip, and they come back as the view gets near enough to read."""
-    page, context, errors = ring_page(browser, live_server, factory, "far", 150)
+    # drawings are folded toward the screen, so the whole must be big for its labels to be
+    # under 3 px: 300 services in a small window (150 at a laptop's fit at 2.4 units a pixel)
+    small = {"width": 720, "height": 560}
+    page, context, errors = ring_page(browser, live_server, factory, "far", 300, small)
     # it opens readable: its labels are there
     opened = page.evaluate(DRAWN)
     assert opened["scale"] == pytest.approx(1.25, rel=0.02)

@@ -304,8 +304,11 @@ def test_a_frame_opened_on_a_small_focus_takes_the_whole_projects_height_after(b
     page.locator("[data-clear-focus]").click()
     expect(page.locator("[data-focus-name]")).to_have_text("whole project")
     settled(page)
-    # the whole drawing's bounds (4,242 units wide), then its height
-    expect(page.locator(".graph-stage")).to_have_attribute("style", re.compile(r"--graph-w: 4242;"))
+    # the whole drawing's bounds (its width in units), then its height
+    units = demo["client"].get(f"/v1/projects/{demo['project']}/graph").json()["width"]
+    expect(page.locator(".graph-stage")).to_have_attribute(
+        "style", re.compile(rf"--graph-w: {re.escape(f'{units:g}')}[0-9]*;")
+    )
     page.wait_for_timeout(100)
     assert page.locator(".graph-stage").bounding_box()["height"] == pytest.approx(whole, abs=1)
     assert small != pytest.approx(whole, abs=1)  # (else this would show nothing)

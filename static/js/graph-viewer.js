@@ -1,8 +1,10 @@
 /* The interactive graph: pan (drag, one finger sideways, arrow keys), zoom (buttons, pinch,
    Ctrl/⌘ + wheel, +/- keys), hover to highlight a node's connections, click a node to focus
-   on it, depth and time controls that redraw the graph from the server. Dependency-free;
-   works on every element marked data-graph-viewer. After every redraw it tells the page
-   what it shows (the `archsvc:shown` event), so the page's own controls can follow. */
+   on it, depth and time controls that redraw the graph from the server (a step in time
+   glides the boxes to their new places), an overview of a drawing too big to read whole
+   (press or drag in it to move the view). Dependency-free; works on every element marked
+   data-graph-viewer. After every redraw it tells the page what it shows (the
+   `archsvc:shown` event), so the page's own controls can follow. */
 (function () {
   "use strict";
 
@@ -22,6 +24,12 @@
                 flow: "flow" };
   var DEPTH_OFF = "Depth counts steps around a focus: choose one in Show or click a box first";
   var DEPTH_ON = "How many steps around the focus to show";
+  var BUSY_CELLS = 8;       // the opening view's grid: a view is this many cells a side (busiest)
+  var NEAR_BUSIEST = 0.9;  // a place holding this share of the most boxes is as good (busiest)
+  var OVERVIEW_W = 200;    // the overview's largest size, CSS pixels (showOverview)
+  var OVERVIEW_H = 140;
+  var TIME_STEP_MS = 300;  // a time step's boxes glide this long (glideFrom)
+  var TIME_STEP = "transform " + TIME_STEP_MS + "ms ease-out, opacity " + TIME_STEP_MS + "ms ease-out";
   var MAC = /Mac|iPhone|iPad/.test(navigator.platform || "");
   var REDUCED_MOTION = window.matchMedia("(prefers-reduced-motion: reduce)");
 
@@ -111,8 +119,10 @@
     this.shown = { focus: this.focus, focusName: "", depth: this.depth, at: this.at };
     this.requests = 0;
     this.drawing = this.stage.querySelector("svg");  // the drawing shown (see attach)
+    this.overview = root.querySelector("[data-overview]");
     this.bindControls();
     this.bindStage();
+    this.bindOverview();
     this.attach();
     this.sayMissing();  // an address's focus the server drew
     // a graph too big to inline (a shared page of thousands of services) is fetched
@@ -180,6 +190,7 @@
     this.nodes = Array.prototype.slice.call(svg.querySelectorAll("g.node"));
     this.edges = Array.prototype.slice.call(svg.querySelectorAll("path.edge"));
     this.boxes = this.nodes.length;
+    this.rectList = null;  // read when asked for (rects)
     this.nodeById = Object.create(null);  // ids come from the address too
     for (var i = 0; i < this.nodes.length; i++) {
       this.nodeById[this.nodes[i].getAttribute("data-entity-id")] = this.nodes[i];
@@ -231,6 +242,7 @@
     v.cx = w >= f.w ? f.x + f.w / 2 : clamp(v.cx, f.x + w / 2, f.x + f.w - w / 2);
     v.cy = h >= f.h ? f.y + f.h / 2 : clamp(v.cy, f.y + h / 2, f.y + f.h - h / 2);
     this.showEdges(v.cx - w / 2, v.cy - h / 2, w, h);
+    this.showOverview(v.cx - w / 2, v.cy - h / 2, w, h, size);
     return size;
   };
 
@@ -358,10 +370,103 @@
     edges.style.setProperty("--b", y + h < f.y + f.h - slack ? 1 : 0);
   };
 
+  /* The overview: the whole drawing small in a corner of the frame, with a frame over it
+     round what is in view. Its boxes are drawn as specks of their category's colour on a
+     canvas, once a drawing and only when first shown: a copy of the SVG would double the
+     elements the page lays out on every redraw (some 18,000 at 3,000 services, see cull). A
+     pan or a zoom only moves the frame over it. It shows while part of the drawing is out of
+     view. It is at most a quarter of the frame's width and a third of its height, and left
+     out of a frame under NARROW wide (a phone, a small embed): there even that hid boxes one
+     taps, a swipe is the way about, and the shaded sides (showEdges) say where more is. */
+  Viewer.prototype.showOverview = function (x, y, w, h, size) {
+    var box = this.overview, f = this.full;
+    if (!box) return;
+    var slack = this.view.scale / 2;
+    var whole = x <= f.x + slack && y <= f.y + slack &&
+      x + w >= f.x + f.w - slack && y + h >= f.y + f.h - slack;
+    var show = !whole && this.boxes > 0 && size.w >= NARROW;
+    if (box.hidden === show) box.hidden = !show;  // (set unchanged, it restyles the page)
+    if (!show) return;
+    var k = Math.min(Math.min(OVERVIEW_W, size.w / 4) / f.w, Math.min(OVERVIEW_H, size.h / 3) / f.h);
+    if (this.overviewOf !== this.drawing || this.overviewScale !== k) this.drawOverview(k);
+    var x0 = Math.max(x, f.x), y0 = Math.max(y, f.y);
+    var x1 = Math.min(x + w, f.x + f.w), y1 = Math.min(y + h, f.y + f.h);
+    var frame = this.overviewView.style;
+    frame.transform = "translate(" + ((x0 - f.x) * k).toFixed(1) + "px, " +
+      ((y0 - f.y) * k).toFixed(1) + "px)";
+    frame.width = Math.max((x1 - x0) * k, 4).toFixed(1) + "px";  // zoomed far in: still seen
+    frame.height = Math.max((y1 - y0) * k, 4).toFixed(1) + "px";
+  };
+
+  // the overview's canvas at `k` CSS pixels a graph unit, sharp on the screen's pixels
+  Viewer.prototype.drawOverview = function (k) {
+    var f = this.full, canvas = this.overviewCanvas, ratio = window.devicePixelRatio || 1;
+    this.overviewOf = this.drawing;
+    this.overviewScale = k;
+    this.overview.style.width = (f.w * k).toFixed(2) + "px";
+    this.overview.style.height = (f.h * k).toFixed(2) + "px";
+    canvas.width = Math.max(1, Math.round(f.w * k * ratio));
+    canvas.height = Math.max(1, Math.round(f.h * k * ratio));
+    var context = canvas.getContext("2d");
+    if (!context) return;
+    var ux = canvas.width / f.w, uy = canvas.height / f.h;  // device pixels a graph unit
+    context.setTransform(ux, 0, 0, uy, -f.x * ux, -f.y * uy);
+    // a box at least a pixel and a half: a speck seen. Outlined as the drawing's boxes are:
+    // the neutral fill (no category) is all but white on the canvas
+    var least = 1.5 * ratio / ux, rects = this.rects();
+    context.lineWidth = 0.75 * ratio / ux;
+    context.strokeStyle = "rgba(55, 65, 81, .7)";
+    for (var i = 0; i < rects.length; i++) {
+      var r = rects[i], w = Math.max(r.w, least), h = Math.max(r.h, least);
+      context.fillStyle = r.fill;
+      context.fillRect(r.x, r.y, w, h);
+      context.strokeRect(r.x, r.y, w, h);
+    }
+  };
+
+  /* A press in the overview takes the view there (its centre to the point pressed); a drag
+     carries it along, moved by the compositor as a drag on the graph is (move), and drawn
+     anew when let go. */
+  Viewer.prototype.bindOverview = function () {
+    var self = this, box = this.overview, held = null, dragged = false;
+    if (!box) return;
+    this.overviewCanvas = box.querySelector("canvas");
+    this.overviewView = box.querySelector("[data-overview-view]");
+    function lookAt(event, live) {
+      var k = self.overviewScale, f = self.full;
+      if (!self.view || !k) return;
+      var rect = box.getBoundingClientRect();
+      self.view.cx = f.x + (event.clientX - rect.left - box.clientLeft) / k;
+      self.view.cy = f.y + (event.clientY - rect.top - box.clientTop) / k;
+      // a slow drawing glides there by the compositor, as a zoom button's step does
+      if (live) self.move(); else if (self.slow()) self.move(true); else self.apply();
+    }
+    box.addEventListener("pointerdown", function (event) {
+      if (event.pointerType === "mouse" && event.button !== 0) return;
+      event.preventDefault();  // no text selection, no focus moved
+      held = event.pointerId;
+      dragged = false;
+      try { box.setPointerCapture(held); } catch (ignored) { /* a pointer already gone */ }
+      lookAt(event, false);
+    });
+    box.addEventListener("pointermove", function (event) {
+      if (event.pointerId !== held) return;
+      dragged = true;
+      lookAt(event, true);
+    });
+    function letGo(event) {
+      if (event.pointerId !== held) return;
+      held = null;
+      if (dragged) self.settle();  // (a press's glide settles by itself)
+    }
+    box.addEventListener("pointerup", letGo);
+    box.addEventListener("pointercancel", letGo);
+  };
+
   /* The view a page opens with: the whole graph when it can be read that way; a graph too
-     wide for that opens at the smallest readable size at its left, where its flow starts,
-     and Fit (or 0) shows all of it. A wide embed, sized by its host, fits (a preview of the
-     whole); a narrow one would make a big graph a strip of specks, so it opens readable. */
+     big for that opens at the smallest readable size on its busiest part (busiest), and Fit
+     (or 0) shows all of it. A wide embed, sized by its host, fits (a preview of the whole); a
+     narrow one would make a big graph a strip of specks, so it opens readable. */
   Viewer.prototype.start = function () {
     if (!this.full) return;
     var wideEmbed = !this.stage.classList.contains("graph-sized") && this.size().w >= NARROW;
@@ -369,13 +474,13 @@
       this.fit();
       return;
     }
-    var f = this.full, size = this.size(), w = size.w * READABLE;
+    var size = this.size();
     // the part of the frame on screen as the page opens: a frame taller than what is left
     // of the window under the controls showed its top, and the view's middle was below it
     var seen = this.onScreen(size.h);
-    var middle = this.openingMiddle(f.x + w, seen.h * READABLE);
-    var cy = middle + (size.h / 2 - (seen.top + seen.h / 2)) * READABLE;
-    this.view = { cx: f.x + w / 2, cy: cy, scale: READABLE };
+    var spot = this.busiest(size.w * READABLE, seen.h * READABLE);
+    var cy = spot.y + (size.h / 2 - (seen.top + seen.h / 2)) * READABLE;
+    this.view = { cx: spot.x, cy: cy, scale: READABLE };
     this.apply();
   };
 
@@ -388,33 +493,78 @@
     return { top: top, h: bottom - top };
   };
 
-  // The height a readable opening view is centred at: where the most boxes of the view's
-  // strip (the graph's left, `right` wide) fit in `h` of height, nearest the graph's middle
-  // of such places. The middle alone may hold a box or two, or nothing: a 3,000-service
-  // project opened on a phone showed no box at all, and a 200-service one on a desktop 17
-  // boxes of its 523 under two-thirds of blank canvas.
-  Viewer.prototype.openingMiddle = function (right, h) {
-    var f = this.full, middle = f.y + f.h / 2, ys = [];
+  /* Every box's rect and fill, in graph units, read once a drawing when first asked for (the
+     opening view, the overview, a time step's glide): a big drawing's boxes out of view are
+     out of the page (cull) but here all the same. */
+  Viewer.prototype.rects = function () {
+    if (this.rectList) return this.rectList;
+    var list = [];
     for (var i = 0; i < this.nodes.length; i++) {
-      var box = this.nodes[i].querySelector("rect");
-      if (!box) continue;
-      var height = +box.getAttribute("height");
-      if (+box.getAttribute("x") < right) ys.push(+box.getAttribute("y") + height / 2);
+      var rect = this.nodes[i].querySelector("rect");
+      if (!rect) continue;
+      var x = +rect.getAttribute("x"), y = +rect.getAttribute("y");
+      var w = +rect.getAttribute("width"), h = +rect.getAttribute("height");
+      if (!isFinite(x + y + w + h)) continue;  // "10px": placed nowhere we can read
+      list.push({ id: this.nodes[i].getAttribute("data-entity-id"), x: x, y: y, w: w, h: h,
+                  fill: rect.getAttribute("fill") || "#e5e7eb" });
     }
-    var reach = Math.max(h / 2 - 20, 0);  // a box's middle this near the centre is in view
-    if (!ys.length) return middle;
-    ys.sort(function (a, b) { return a - b; });
-    var first = 0, best = middle, most = 0;
-    for (var last = 0; last < ys.length; last++) {
-      while (ys[last] - ys[first] > 2 * reach) first++;
-      var band = (ys[first] + ys[last]) / 2;  // these boxes' middle, in the view's middle
-      var count = last - first + 1;
-      if (count > most || (count === most && Math.abs(band - middle) < Math.abs(best - middle))) {
-        most = count;
-        best = band;
+    return (this.rectList = list);
+  };
+
+  /* Where a readable opening view goes: the middle of the boxes in the `w` x `h` window (graph
+     units) that holds the most boxes' centres. The drawings are folded into rows of a
+     screen's shape, so the busy part may be anywhere; the old opening, a strip at the left
+     centred where its boxes were thickest, had already shown what the middle alone does (a
+     3,000-service project opened on a phone on no box at all, a 200-service one on a desktop
+     on 17 boxes of its 523 under two-thirds of blank canvas).
+     The centres go into a grid of cells (BUSY_CELLS to the window's side, at most 200 to the
+     drawing's), summed into a table of running sums, so a window's count is four reads: a
+     few milliseconds at 3,000 boxes, where counting each window's boxes one by one would be
+     millions of steps. Of the windows that hold nearly the most (NEAR_BUSIEST), the one
+     nearest the drawing's top left wins: the layout reads left to right and its rows from the
+     top, so that is where the flow starts, and a near tie should not open on its far end.
+     The view then centres on the span of that window's boxes: a cluster smaller than the view
+     sits in its middle, not in the corner the tie pushed it to. */
+  Viewer.prototype.busiest = function (w, h) {
+    var f = this.full, rects = this.rects(), i, j, r;
+    var cw = Math.max(w / BUSY_CELLS, f.w / 200), ch = Math.max(h / BUSY_CELLS, f.h / 200);
+    var nx = Math.max(1, Math.ceil(f.w / cw)), ny = Math.max(1, Math.ceil(f.h / ch));
+    // whole cells no bigger than the view: all the boxes counted fit in it
+    var kx = clamp(Math.floor(w / cw), 1, nx), ky = clamp(Math.floor(h / ch), 1, ny);
+    var row = nx + 1, sums = new Int32Array(row * (ny + 1));
+    for (i = 0; i < rects.length; i++) {
+      r = rects[i];
+      var ci = clamp(Math.floor((r.x + r.w / 2 - f.x) / cw), 0, nx - 1);
+      var cj = clamp(Math.floor((r.y + r.h / 2 - f.y) / ch), 0, ny - 1);
+      sums[(cj + 1) * row + ci + 1]++;
+    }
+    for (j = 1; j <= ny; j++) {
+      for (i = 1; i <= nx; i++) {
+        sums[j * row + i] += sums[(j - 1) * row + i] + sums[j * row + i - 1] - sums[(j - 1) * row + i - 1];
       }
     }
-    return best;
+    function count(i, j) {
+      return sums[(j + ky) * row + i + kx] - sums[j * row + i + kx] -
+        sums[(j + ky) * row + i] + sums[j * row + i];
+    }
+    var most = 0;
+    for (j = 0; j <= ny - ky; j++) for (i = 0; i <= nx - kx; i++) most = Math.max(most, count(i, j));
+    var bi = 0, bj = 0, nearest = Infinity;
+    for (j = 0; j <= ny - ky; j++) {
+      for (i = 0; i <= nx - kx; i++) {
+        var far = i / kx + j / ky;  // from the top left, in views
+        if (far < nearest && count(i, j) >= most * NEAR_BUSIEST) { nearest = far; bi = i; bj = j; }
+      }
+    }
+    var x0 = f.x + bi * cw, y0 = f.y + bj * ch, x1 = x0 + kx * cw, y1 = y0 + ky * ch;
+    var span = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+    for (i = 0; i < rects.length; i++) {
+      r = rects[i];
+      var mx = r.x + r.w / 2, my = r.y + r.h / 2;
+      if (mx >= x0 && mx < x1 && my >= y0 && my < y1) grow(span, mx, my);
+    }
+    if (span.x0 > span.x1) return { x: (x0 + x1) / 2, y: (y0 + y1) / 2 };  // no box at all
+    return { x: (span.x0 + span.x1) / 2, y: (span.y0 + span.y1) / 2 };
   };
 
   // `glide`: by the compositor first, as a zoom button's step, when the drawing covers the fit
@@ -728,11 +878,37 @@
     this.load();
   };
 
+  /* The shape the drawing will be shown in, sent with every read of it (`aspect`, width over
+     height, 0.2 to 5): the server folds a long drawing into rows toward it, so that the whole
+     of it can be read in the frame. The frame's width over the most height it can take: in a
+     page the stylesheet's bound, what the window leaves under the controls (app.css
+     .graph-sized: max(12rem, 100vh - 12rem); the cap a drawing's own height adds is what is
+     being chosen, so left out), in the embed and full screen the frame's own height (its
+     window's). Rounded to hundredths: a pixel's difference is no other drawing. */
+  Viewer.prototype.aspect = function () {
+    var width = this.stage.clientWidth, height = this.stage.clientHeight;
+    if (this.stage.classList.contains("graph-sized") && document.fullscreenElement !== this.root) {
+      var rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+      height = Math.max(12 * rem, window.innerHeight - 12 * rem);
+    }
+    if (!width || !height) return "";  // not laid out (a hidden tab): the server's default
+    return String(Math.round(clamp(width / height, 0.2, 5) * 100) / 100);
+  };
+
   Viewer.prototype.load = function () {
     var self = this, params = new URLSearchParams(), request = ++this.requests;
     var wanted = { focus: this.focus, focusName: this.focusName, depth: this.depth, at: this.at };
     if (wanted.focus) { params.append("filteredIds", wanted.focus); params.set("depth", wanted.depth); }
     if (wanted.at) params.set("at", wanted.at);
+    // the whole project keeps one shape for as long as the page shows it: its drawing of a
+    // moment follows the one before only within one shape, so a step in time asks for the
+    // shape of the drawing shown (the server's own, 16:9, for a drawing in the page as it
+    // came); a focus, laid out afresh, takes the frame's
+    if (!wanted.focus && this.wholeAspect === undefined) {
+      this.wholeAspect = this.svg() ? "" : this.aspect();
+    }
+    var aspect = wanted.focus ? this.aspect() : this.wholeAspect;
+    if (aspect) params.set("aspect", aspect);  // last: the address reads as before up to it
     this.status.textContent = "Loading…";
     fetch(this.url + (params.toString() ? "?" + params : ""), { credentials: "same-origin" })
       .then(function (response) {
@@ -764,8 +940,13 @@
           ? { cx: self.view.cx, cy: self.view.cy, scale: self.view.scale } : null;
         self.status.textContent = "";
         var redraw = !!self.svg();  // not the page's first drawing, fetched as it opened
+        // the same view at another moment: its boxes glide from where they were
+        var places = redraw && self.shown.focus === wanted.focus &&
+          self.shown.depth === wanted.depth && self.shown.at !== wanted.at
+          ? self.placesOnScreen() : null;
         self.shown = wanted;
         self.attach(keep, document.adoptNode(svg));
+        self.glideFrom(places);
         self.sayMissing();
         if (redraw) self.sayShown();
       })
@@ -777,6 +958,65 @@
         self.depth = self.shown.depth; self.at = self.shown.at;
         self.showState(true);
       });
+  };
+
+  /* A time step (the same focus and depth at another moment) is animated: each box in both
+     drawings glides from where it was on screen to its new place, the boxes new at that
+     moment fade in, and so do the edges (drawn where the boxes end up: shown at once, they
+     would leave the boxes still on their way). Boxes gone at that moment just go: a copy of
+     each fading out would be a second box of its id in the page for a moment, which the
+     hover, the page's counts and a screen reader would take for one still there. Not with
+     less motion asked for, nor on a big drawing (slow, BIG_BOXES or more): there each box's
+     transform is styled and painted on the main thread every frame (SVG boxes are no layers
+     of the compositor's), a redraw's 200-400 ms at every frame of the glide, and most of its
+     boxes are out of the page anyway (cull).
+     `placesOnScreen`: where each box of the drawing shown is, in the frame's pixels. */
+  Viewer.prototype.placesOnScreen = function () {
+    var d = this.drawn;
+    if (!d || this.slow() || REDUCED_MOTION.matches) return null;
+    var rects = this.rects(), places = Object.create(null);
+    for (var i = 0; i < rects.length; i++) {
+      var r = rects[i];
+      places[r.id] = { x: d.w / 2 + (r.x + r.w / 2 - d.cx) / d.scale,
+                       y: d.h / 2 + (r.y + r.h / 2 - d.cy) / d.scale };
+    }
+    return places;
+  };
+
+  // the drawing just shown, its boxes started from `places` (placesOnScreen)
+  Viewer.prototype.glideFrom = function (places) {
+    var d = this.drawn, svg = this.svg();
+    if (!places || !d || !svg || this.slow() || REDUCED_MOTION.matches) return;
+    var rects = this.rects(), moving = [];
+    for (var i = 0; i < rects.length; i++) {
+      var r = rects[i], node = this.nodeById[r.id], was = places[r.id];
+      if (!node) continue;
+      if (was) {  // moved by as much as it moved on screen, in the new drawing's units
+        var dx = (was.x - d.w / 2) * d.scale - (r.x + r.w / 2 - d.cx);
+        var dy = (was.y - d.h / 2) * d.scale - (r.y + r.h / 2 - d.cy);
+        if (Math.abs(dx) + Math.abs(dy) < d.scale) continue;  // under a pixel: stays
+        node.style.transform = "translate(" + dx.toFixed(1) + "px, " + dy.toFixed(1) + "px)";
+      } else {
+        node.style.opacity = "0";
+      }
+      moving.push(node);
+    }
+    // no box moved nor came (a step that only adds an edge, say): nothing blinks
+    if (!moving.length) return;
+    var edges = svg.querySelector("g.edges");
+    if (edges) { edges.style.opacity = "0"; moving.push(edges); }
+    // the start styled before the end is set, else there is nothing to go from (the drawing
+    // is laid out here instead of in the next frame: no more work, only sooner)
+    svg.getBoundingClientRect();
+    moving.forEach(function (el) {
+      el.style.transition = TIME_STEP;
+      el.style.transform = "";
+      el.style.opacity = "";
+    });
+    clearTimeout(this.glideTimer);
+    this.glideTimer = setTimeout(function () {
+      moving.forEach(function (el) { el.style.transition = ""; });
+    }, TIME_STEP_MS + 100);
   };
 
   Viewer.prototype.bindControls = function () {
