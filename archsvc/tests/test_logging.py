@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 from django.test import Client
@@ -85,7 +86,13 @@ def test_every_line_gunicorn_and_the_app_write_is_one_json_object(factory):
         refused = server.request("GET", "/v1/limits")
         whole_url = _request_line(server.port, "GET http://elsewhere.example/v1/p?q=1 HTTP/1.1")
         served = server.request("GET", "/v1/limits", token)
+        # gunicorn writes a request's access line after its response has gone: on a busy
+        # machine the last one came after the log was read
+        deadline = time.monotonic() + 5
         log = server.log_text()
+        while served[1]["X-Request-Id"] not in log and time.monotonic() < deadline:
+            time.sleep(0.05)
+            log = server.log_text()
     lines = [json.loads(line) for line in log.splitlines() if line.strip()]
     access = {line["path"]: line for line in lines if line["logger"] == "gunicorn.access"}
     odd_line = access['/v1/x\\q"café']
