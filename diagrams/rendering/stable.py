@@ -22,7 +22,7 @@ from diagrams.rendering.wrapping import SCREEN_HEIGHT, screen_score
 
 LOOSE = 1.3  # laid out anew past this many times a fresh layout's screen height (estimated
 READABLE_SCORE = SCREEN_HEIGHT / 0.75  # from its boxes' area) and past 9 px labels at fit ...
-CROSSINGS_MIN = 24  # ... or once the edges routed since the last fresh layout have crossed
+CROSSINGS_MIN = 20  # ... or once the edges routed since the last fresh layout have crossed
 CROSSINGS_SHARE = 1.0  # others this many times, and this share of that layout's crossings
 H_GAP = 40.0  # between a new node and its neighbour's column
 CLEAR_X = 20.0  # a new node keeps this clear of other boxes sideways ...
