@@ -29,7 +29,7 @@ CLEAR_X = 20.0  # a new node keeps this clear of other boxes sideways ...
 CLEAR_Y = 12.0  # ... and up and down
 GROWTH_COST = 3.0  # a place that makes the drawing bigger counts as this much farther
 BACKWARD_COST = 400.0  # ... and one left of what feeds the node as this much
-CELL = 96.0  # the grid that finds what is near a box
+CELL = 256.0  # the grid that finds what is near a box or a line
 BEND = 14.0  # an edge routed here bends this far from a box's side
 GRID = 8.0  # new edges are routed on a grid this fine ...
 MARGIN_CELLS = 6  # ... reaching this far past the drawing
@@ -224,47 +224,50 @@ class _Router:
                 right, bottom = max(right, x), max(bottom, y)
         self.columns = int(right // GRID) + MARGIN_CELLS
         self.rows = int(bottom // GRID) + MARGIN_CELLS
-        self.blocked = bytearray(self.columns * self.rows)
-        self.level = bytearray(self.columns * self.rows)  # a line runs across the cell
-        self.upright = bytearray(self.columns * self.rows)  # ... or up and down it
-        columns = self.columns
+        # what is where, by cells of CELL px: each search marks only its own window's (an edit
+        # of a 3,000-service drawing is a few windows, not 12 million cells)
+        self.index: dict[tuple[int, int], list[tuple]] = {}
         for box in boxes.values():
-            a = max(int((box.x - 2) // GRID), 0)
-            b = min(int((box.x + box.width + 2) // GRID), columns - 1)
-            for j in range(
-                max(int((box.y - 2) // GRID), 0),
-                min(int((box.y + box.height + 2) // GRID), self.rows - 1) + 1,
-            ):
-                self.blocked[j * columns + a : j * columns + b + 1] = b"\x01" * (b - a + 1)
+            self._put((True, box.x - 2, box.y - 2, box.x + box.width + 2, box.y + box.height + 2))
         for route in routes:
-            self._mark(route.points)
+            self._put_route(route.points)
 
-    def _mark(self, points) -> None:
-        columns, rows = self.columns, self.rows
+    def _put(self, item: tuple) -> None:
+        _, x0, y0, x1, y1 = item
+        for i in range(int(min(x0, x1) // CELL), int(max(x0, x1) // CELL) + 1):
+            for j in range(int(min(y0, y1) // CELL), int(max(y0, y1) // CELL) + 1):
+                self.index.setdefault((i, j), []).append(item)
+
+    def _put_route(self, points) -> None:
         for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
-            if y0 == y1:  # a level run: one slice of its row
-                j = int(y0 // GRID)
-                a, b = sorted((int(x0 // GRID), int(x1 // GRID)))
-                a, b = max(a, 0), min(b, columns - 1)
-                if 0 <= j < rows and a <= b:
-                    self.level[j * columns + a : j * columns + b + 1] = b"\x01" * (b - a + 1)
-                continue
-            if x0 == x1:  # an upright run: one strided slice of its column
-                i = int(x0 // GRID)
-                a, b = sorted((int(y0 // GRID), int(y1 // GRID)))
-                a, b = max(a, 0), min(b, rows - 1)
-                if 0 <= i < columns and a <= b:
-                    self.upright[a * columns + i : b * columns + i + 1 : columns] = b"\x01" * (
-                        b - a + 1
-                    )
-                continue
-            steps = int(max(abs(x1 - x0), abs(y1 - y0)) // (GRID / 2)) + 1
-            for k in range(steps + 1):
-                i = int((x0 + (x1 - x0) * k / steps) // GRID)
-                j = int((y0 + (y1 - y0) * k / steps) // GRID)
-                if 0 <= i < columns and 0 <= j < rows:
-                    self.upright[j * columns + i] = 1  # a bend: crossed either way
-                    self.level[j * columns + i] = 1
+            self._put((False, x0, y0, x1, y1))
+
+    def _window(self, lo_i: int, lo_j: int, width: int, height: int):
+        """The blocked, level and upright flags of a window of cells."""
+        blocked = bytearray(width * height)
+        level = bytearray(width * height)
+        upright = bytearray(width * height)
+        seen = set()
+        x0, y0 = lo_i * GRID, lo_j * GRID
+        x1, y1 = (lo_i + width) * GRID, (lo_j + height) * GRID
+        for i in range(int(x0 // CELL), int(x1 // CELL) + 1):
+            for j in range(int(y0 // CELL), int(y1 // CELL) + 1):
+                for item in self.index.get((i, j), ()):
+                    if id(item) in seen:
+                        continue
+                    seen.add(id(item))
+                    is_box, ax, ay, bx, by = item
+                    if not is_box:
+                        _mark(((ax, ay), (bx, by)), level, upright, lo_i, lo_j, width, height)
+                        continue
+                    a = max(int(ax // GRID) - lo_i, 0)
+                    b = min(int(bx // GRID) - lo_i, width - 1)
+                    if a > b:
+                        continue
+                    top = max(int(ay // GRID) - lo_j, 0)
+                    for row in range(top, min(int(by // GRID) - lo_j, height - 1) + 1):
+                        blocked[row * width + a : row * width + b + 1] = b"\x01" * (b - a + 1)
+        return blocked, level, upright
 
     def route(self, source: NodeBox, target: NodeBox, s: str, t: str, kind: str) -> EdgeRoute:
         sx, sy = source.x + source.width, source.y + source.height / 2
@@ -284,7 +287,7 @@ class _Router:
             route = EdgeRoute(
                 s, t, kind, tuple((round(x, 1), round(y, 1)) for x, y in _corners(points))
             )
-        self._mark(route.points)
+        self._put_route(route.points)
         return route
 
     def _search(self, start, goal):
@@ -297,7 +300,7 @@ class _Router:
         lo_j, hi_j = max(0, min(sj, gj) - WINDOW), min(rows - 1, max(sj, gj) + WINDOW)
         if (hi_i - lo_i + 1) * (hi_j - lo_j + 1) > MAX_CELLS:
             return None
-        blocked, level, upright = self.blocked, self.level, self.upright
+        blocked, level, upright = self._window(lo_i, lo_j, hi_i - lo_i + 1, hi_j - lo_j + 1)
         # states are window cells x the direction they were entered in (0 right, 1 left,
         # 2 down, 3 up), in flat lists: the search is Python's tightest loop here
         width = hi_i - lo_i + 1
@@ -337,9 +340,8 @@ class _Router:
                 ni, nj = i + di, j + dj
                 if not (lo_i <= ni <= hi_i and lo_j <= nj <= hi_j):
                     continue
-                cell = nj * columns + ni
-                new_local = (nj - lo_j) * width + (ni - lo_i)
-                if blocked[cell] and new_local != goal_cell:
+                cell = (nj - lo_j) * width + (ni - lo_i)
+                if blocked[cell] and cell != goal_cell:
                     continue
                 if turn < 2:
                     total = cost + 1.0 + CROSS_COST * upright[cell] + ALONG_COST * level[cell]
@@ -347,12 +349,39 @@ class _Router:
                     total = cost + 1.0 + CROSS_COST * level[cell] + ALONG_COST * upright[cell]
                 if turn != direction:
                     total += BEND_COST
-                new = new_local * 4 + turn
+                new = cell * 4 + turn
                 if total < best[new]:
                     best[new] = total
                     came[new] = state
                     push(heap, (total + HURRY * (abs(gi - ni) + abs(gj - nj)), total, new))
         return None
+
+
+def _mark(points, level, upright, lo_i: int, lo_j: int, width: int, height: int) -> None:
+    """A polyline's cells in a window's flags: level runs across, upright runs up and down,
+    bends (between columns) both."""
+    for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+        if y0 == y1:  # a level run: one slice of its row
+            j = int(y0 // GRID) - lo_j
+            a, b = sorted((int(x0 // GRID) - lo_i, int(x1 // GRID) - lo_i))
+            a, b = max(a, 0), min(b, width - 1)
+            if 0 <= j < height and a <= b:
+                level[j * width + a : j * width + b + 1] = b"\x01" * (b - a + 1)
+            continue
+        if x0 == x1:  # an upright run: one strided slice of its column
+            i = int(x0 // GRID) - lo_i
+            a, b = sorted((int(y0 // GRID) - lo_j, int(y1 // GRID) - lo_j))
+            a, b = max(a, 0), min(b, height - 1)
+            if 0 <= i < width and a <= b:
+                upright[a * width + i : b * width + i + 1 : width] = b"\x01" * (b - a + 1)
+            continue
+        steps = int(max(abs(x1 - x0), abs(y1 - y0)) // (GRID / 2)) + 1
+        for k in range(steps + 1):
+            i = int((x0 + (x1 - x0) * k / steps) // GRID) - lo_i
+            j = int((y0 + (y1 - y0) * k / steps) // GRID) - lo_j
+            if 0 <= i < width and 0 <= j < height:
+                upright[j * width + i] = 1  # a bend: crossed either way
+                level[j * width + i] = 1
 
 
 def _corners(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
