@@ -23,6 +23,7 @@ from diagrams.rendering.wrapping import SCREEN_HEIGHT, screen_score
 LOOSE = 1.3  # laid out anew past this many times a fresh layout's screen height (estimated
 READABLE_SCORE = SCREEN_HEIGHT / 0.75  # from its boxes' area) and past 9 px labels at fit ...
 CROSSINGS_MIN = 20  # ... or once the edges routed since the last fresh layout have crossed
+BUNDLE = 24.0  # crossings this near each other on one route are one (a bundle crossed)
 CROSSINGS_SHARE = 1.0  # others this many times, and this share of that layout's crossings
 H_GAP = 40.0  # between a new node and its neighbour's column
 CLEAR_X = 20.0  # a new node keeps this clear of other boxes sideways ...
@@ -418,7 +419,8 @@ def _direct(source: NodeBox, target: NodeBox, s: str, t: str, kind: str) -> Edge
 
 
 def _crossings_of(edges: list[EdgeRoute], routed: list[int]) -> int:
-    """Proper crossings of the edges at `routed` with every edge (pairs among them once)."""
+    """Crossings of the edges at `routed` with every edge (pairs among them once), as the
+    eye counts them."""
     if not routed:
         return 0
     grid: dict[tuple[int, int], list[tuple[int, tuple]]] = {}
@@ -443,7 +445,28 @@ def _crossings_of(edges: list[EdgeRoute], routed: list[int]) -> int:
                             continue
                         if _proper(a, b, c, d):
                             found.add((index, other, a, b, c, d))
-    return len(found)
+    # a route across a bundle of lines side by side (wrapped edges, long edges) crosses it
+    # once to the eye: crossings within BUNDLE px of each other on one route count once
+    points: dict[int, list[tuple[float, float]]] = {}
+    for index, _, a, b, c, d in found:
+        points.setdefault(index, []).append(_meeting(a, b, c, d))
+    seen = 0
+    for spots in points.values():
+        spots.sort()
+        groups: list[tuple[float, float]] = []
+        for x, y in spots:
+            if not any(abs(x - gx) <= BUNDLE and abs(y - gy) <= BUNDLE for gx, gy in groups):
+                groups.append((x, y))
+        seen += len(groups)
+    return seen
+
+
+def _meeting(a, b, c, d) -> tuple[float, float]:
+    """Where the lines through ab and cd meet (they cross: not parallel)."""
+    (x1, y1), (x2, y2), (x3, y3), (x4, y4) = a, b, c, d
+    den = (x1 - x2) * (y3 - y4) - (y1 - y2) * (x3 - x4)
+    t = ((x1 - x3) * (y3 - y4) - (y1 - y3) * (x3 - x4)) / den
+    return x1 + t * (x2 - x1), y1 + t * (y2 - y1)
 
 
 def _proper(a, b, c, d) -> bool:
