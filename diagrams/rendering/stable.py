@@ -101,7 +101,7 @@ def layout_next(
     for index, source, target, kind in routed:
         edges[index] = router.route(boxes[source], boxes[target], source, target, kind)
     routed = [index for index, *_ in routed]
-    added_crossings = basis.added_crossings + _crossings_of(edges, routed)
+    added_crossings = basis.added_crossings + _crossings_of(edges, routed, router.index)
     if added_crossings > max(CROSSINGS_MIN, CROSSINGS_SHARE * basis.crossings):
         return _fresh(graph, origin, aspect)
     right = max(box.x + box.width for box in boxes.values())
@@ -225,13 +225,14 @@ class _Router:
                 right, bottom = max(right, x), max(bottom, y)
         self.columns = int(right // GRID) + MARGIN_CELLS
         self.rows = int(bottom // GRID) + MARGIN_CELLS
-        # what is where, by cells of CELL px: each search marks only its own window's (an edit
-        # of a 3,000-service drawing is a few windows, not 12 million cells)
+        # what is where, by cells of CELL px: boxes (None) and each edge's segments (its
+        # source and target); each search marks only its own window's (an edit of a
+        # 3,000-service drawing is a few windows, not 12 million cells)
         self.index: dict[tuple[int, int], list[tuple]] = {}
         for box in boxes.values():
-            self._put((True, box.x - 2, box.y - 2, box.x + box.width + 2, box.y + box.height + 2))
+            self._put((None, box.x - 2, box.y - 2, box.x + box.width + 2, box.y + box.height + 2))
         for route in routes:
-            self._put_route(route.points)
+            self._put_route(route)
 
     def _put(self, item: tuple) -> None:
         _, x0, y0, x1, y1 = item
@@ -239,9 +240,10 @@ class _Router:
             for j in range(int(min(y0, y1) // CELL), int(max(y0, y1) // CELL) + 1):
                 self.index.setdefault((i, j), []).append(item)
 
-    def _put_route(self, points) -> None:
-        for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
-            self._put((False, x0, y0, x1, y1))
+    def _put_route(self, route: EdgeRoute) -> None:
+        link = (route.source, route.target)
+        for (x0, y0), (x1, y1) in zip(route.points, route.points[1:], strict=False):
+            self._put((link, x0, y0, x1, y1))
 
     def _window(self, lo_i: int, lo_j: int, width: int, height: int):
         """The blocked, level and upright flags of a window of cells."""
@@ -257,8 +259,8 @@ class _Router:
                     if id(item) in seen:
                         continue
                     seen.add(id(item))
-                    is_box, ax, ay, bx, by = item
-                    if not is_box:
+                    link, ax, ay, bx, by = item
+                    if link is not None:
                         _mark(((ax, ay), (bx, by)), level, upright, lo_i, lo_j, width, height)
                         continue
                     a = max(int(ax // GRID) - lo_i, 0)
@@ -288,7 +290,7 @@ class _Router:
             route = EdgeRoute(
                 s, t, kind, tuple((round(x, 1), round(y, 1)) for x, y in _corners(points))
             )
-        self._put_route(route.points)
+        self._put_route(route)
         return route
 
     def _search(self, start, goal):
@@ -418,38 +420,33 @@ def _direct(source: NodeBox, target: NodeBox, s: str, t: str, kind: str) -> Edge
     return EdgeRoute(s, t, kind, tuple((round(x, 1), round(y, 1)) for x, y in points))
 
 
-def _crossings_of(edges: list[EdgeRoute], routed: list[int]) -> int:
+def _crossings_of(edges: list[EdgeRoute], routed: list[int], index: dict) -> int:
     """Crossings of the edges at `routed` with every edge (pairs among them once), as the
-    eye counts them."""
-    if not routed:
-        return 0
-    grid: dict[tuple[int, int], list[tuple[int, tuple]]] = {}
-    for index, edge in enumerate(edges):
-        for a, b in zip(edge.points, edge.points[1:], strict=False):
-            x0, x1 = sorted((a[0], b[0]))
-            y0, y1 = sorted((a[1], b[1]))
-            for i in range(int(x0 // CELL), int(x1 // CELL) + 1):
-                for j in range(int(y0 // CELL), int(y1 // CELL) + 1):
-                    grid.setdefault((i, j), []).append((index, (a, b)))
+    eye counts them; `index`: every edge's segments by cell (_Router.index)."""
+    position = {(edge.source, edge.target): at for at, edge in enumerate(edges)}
     mine = set(routed)
     found = set()
-    for index in routed:
-        edge = edges[index]
+    for at in routed:
+        edge = edges[at]
         for a, b in zip(edge.points, edge.points[1:], strict=False):
             x0, x1 = sorted((a[0], b[0]))
             y0, y1 = sorted((a[1], b[1]))
             for i in range(int(x0 // CELL), int(x1 // CELL) + 1):
                 for j in range(int(y0 // CELL), int(y1 // CELL) + 1):
-                    for other, (c, d) in grid.get((i, j), ()):
-                        if other == index or (other in mine and other < index):
+                    for link, cx, cy, dx, dy in index.get((i, j), ()):
+                        if link is None:
                             continue
+                        other = position[link]
+                        if other == at or (other in mine and other < at):
+                            continue
+                        c, d = (cx, cy), (dx, dy)
                         if _proper(a, b, c, d):
-                            found.add((index, other, a, b, c, d))
+                            found.add((at, other, a, b, c, d))
     # a route across a bundle of lines side by side (wrapped edges, long edges) crosses it
     # once to the eye: crossings within BUNDLE px of each other on one route count once
     points: dict[int, list[tuple[float, float]]] = {}
-    for index, _, a, b, c, d in found:
-        points.setdefault(index, []).append(_meeting(a, b, c, d))
+    for at, _, a, b, c, d in found:
+        points.setdefault(at, []).append(_meeting(a, b, c, d))
     seen = 0
     for spots in points.values():
         spots.sort()
