@@ -409,7 +409,7 @@ def layout_cached(graph, *, origin: tuple[float, float], aspect: float = DEFAULT
 
     def lay_out() -> bytes:
         made["layout"] = layout_layered(graph, origin=origin, aspect=aspect)
-        return zlib.compress(pickle.dumps(made["layout"], protocol=5), 1)
+        return _layout_bytes(made["layout"])
 
     label = f"layout of {graph.number_of_nodes()} nodes"
     stored = _shared_get(key)
@@ -422,14 +422,26 @@ def layout_cached(graph, *, origin: tuple[float, float], aspect: float = DEFAULT
             stored = _render(key, lay_out, label)
     if "layout" in made:
         return made["layout"]
-    try:
-        # our own cache's bytes, written above: as trusted as the pickles Django's cache
-        # backends read back for every value
-        return pickle.loads(zlib.decompress(stored))  # noqa: S301
-    except Exception:  # noqa: BLE001 - a damaged entry is laid out again
-        logger.warning("layout in the cache unreadable: %s", key, exc_info=True)
-        _render(key, lay_out, label)  # and stored again, readable
+    layout = _layout_from(stored, key)
+    if layout is None:  # a damaged entry is laid out again, and stored again, readable
+        _render(key, lay_out, label)
         return made["layout"]
+    return layout
+
+
+def _layout_bytes(layout) -> bytes:
+    return zlib.compress(pickle.dumps(layout, protocol=5), 1)
+
+
+def _layout_from(stored: bytes, key: str):
+    """A layout kept by _layout_bytes, or None when the entry is damaged."""
+    try:
+        # our own cache's bytes: as trusted as the pickles Django's cache backends read back
+        # for every value
+        return pickle.loads(zlib.decompress(stored))  # noqa: S301
+    except Exception:  # noqa: BLE001
+        logger.warning("layout in the cache unreadable: %s", key, exc_info=True)
+        return None
 
 
 # --- drawings that follow each other -------------------------------------------------------
@@ -451,13 +463,9 @@ def followed_get(key: str):
     stored = _shared_get(key)
     if stored is None or stored is _UNREACHABLE:
         return None
-    try:
-        return pickle.loads(zlib.decompress(stored))  # noqa: S301 - our own bytes, as above
-    except Exception:  # noqa: BLE001 - a damaged entry is made again
-        logger.warning("followed drawing in the cache unreadable: %s", key, exc_info=True)
-        return None
+    return _layout_from(stored, key)  # None when damaged: it is made again
 
 
 def followed_set(key: str, layout) -> None:
     if settings.RENDER_CACHE_SECONDS:
-        _shared_set(key, zlib.compress(pickle.dumps(layout, protocol=5), 1))
+        _shared_set(key, _layout_bytes(layout))
