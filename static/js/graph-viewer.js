@@ -500,13 +500,11 @@
     if (this.rectList) return this.rectList;
     var list = [];
     for (var i = 0; i < this.nodes.length; i++) {
-      var rect = this.nodes[i].querySelector("rect");
-      if (!rect) continue;
-      var x = +rect.getAttribute("x"), y = +rect.getAttribute("y");
-      var w = +rect.getAttribute("width"), h = +rect.getAttribute("height");
-      if (!isFinite(x + y + w + h)) continue;  // "10px": placed nowhere we can read
-      list.push({ id: this.nodes[i].getAttribute("data-entity-id"), x: x, y: y, w: w, h: h,
-                  fill: rect.getAttribute("fill") || "#e5e7eb" });
+      var area = boxArea(this.nodes[i]);
+      if (area === EVERYWHERE) continue;  // no rect, or "10px": placed nowhere we can read
+      list.push({ id: this.nodes[i].getAttribute("data-entity-id"), x: area.x0, y: area.y0,
+                  w: area.x1 - area.x0, h: area.y1 - area.y0,
+                  fill: this.nodes[i].querySelector("rect").getAttribute("fill") || "#e5e7eb" });
     }
     return (this.rectList = list);
   };
